@@ -1,0 +1,1 @@
+"""errorkb: the vLLM error knowledge base."""

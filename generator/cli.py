@@ -1,0 +1,117 @@
+"""The ``errorkb`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from generator.config import Config, ConfigError, load_config
+
+
+class UsageError(Exception):
+    """Bad input the person can fix: printed as one line, exit code 2."""
+
+
+def _add_source_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--source", help="git repository path, git bundle, git URL, or pypi:vllm==X.Y.Z (default: errorkb.toml's pin)")
+    parser.add_argument("--rev", help="tag, branch or commit to read (default: errorkb.toml's pin)")
+    parser.add_argument("--cache-dir", type=Path, help="where sources and analyses are cached (default: errorkb.toml's [cache] dir)")
+    parser.add_argument("--workers", type=int, default=None, help="processes to analyse files with (default: one per CPU)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="errorkb", description="The vLLM error knowledge base.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    scan = commands.add_parser("scan", help="write the catalog of every raise site at a revision, as JSON")
+    _add_source_options(scan)
+    scan.add_argument("--out", required=True, help="file to write, or - for standard output")
+    scan.set_defaults(run=run_scan)
+    return parser
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` (``-``: stdout) so that a reader never sees half of it."""
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; give it a normal file's mode
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def progress_bar(label: str):
+    """A progress line on a terminal; nothing when stderr is not one (CI logs)."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        width = 30
+        filled = width * done // max(total, 1)
+        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def open_revision(config: Config, args: argparse.Namespace):
+    from generator.sources import resolve
+
+    cache_dir = args.cache_dir or config.cache_dir
+    return resolve(args.source or config.source, args.rev or config.rev, cache_dir), cache_dir
+
+
+def run_scan(config: Config, args: argparse.Namespace) -> int:
+    from generator.cache import BlobCache
+    from generator.catalog import catalog_json, scan_revision
+
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    revision, cache_dir = open_revision(config, args)
+    with BlobCache(cache_dir / "analysis.sqlite") as cache:
+        catalog = scan_revision(config.project, revision, cache, args.workers, progress_bar(f"scanning {revision.rev}"))
+    write_atomically(args.out, catalog_json(catalog))
+    if args.out != "-":
+        stats = catalog.stats
+        print(
+            f"{args.out}: {stats['errors']} errors from {stats['sites']} sites in {stats['files']} files "
+            f"at {revision.rev} ({revision.commit[:12]}); {stats['reraises']} re-raises, "
+            f"{len(stats['skipped'])} files skipped",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from generator.sources import SourceError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        config = load_config()
+        return args.run(config, args)
+    except (UsageError, ConfigError, SourceError) as exc:
+        print(f"errorkb: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,63 @@
+"""The project configuration (``errorkb.toml``): raw TOML in, a validated ``Config`` out."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+CONFIG_NAME = "errorkb.toml"
+
+
+class ConfigError(Exception):
+    """A problem with errorkb.toml, worded for the person who has to fix it."""
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path  # the folder that holds errorkb.toml
+    project: str
+    source: str
+    rev: str
+    cache_dir: Path
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """The errorkb.toml in ``start`` or the nearest folder above it."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(path: Path | None = None) -> Config:
+    """Read errorkb.toml (or the defaults when there is none).
+
+    ``ERRORKB_CACHE_DIR`` overrides the cache folder, so that tests and CI can
+    point every command at one shared cache.
+    """
+    path = path or find_config()
+    raw: dict = {}
+    root = Path.cwd().resolve()
+    if path is not None:
+        root = path.parent
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: {exc}; fix the TOML syntax") from None
+    pin = raw.get("pin", {})
+    cache = raw.get("cache", {})
+    for key, value in (*pin.items(), *cache.items()):
+        if not isinstance(value, str):
+            raise ConfigError(f"{path}: `{key}` must be a string, got {value!r}")
+    cache_dir = Path(os.environ.get("ERRORKB_CACHE_DIR") or root / cache.get("dir", ".cache/errorkb"))
+    return Config(
+        root=root,
+        project=pin.get("project", "vllm"),
+        source=pin.get("source", "pypi:vllm==0.33.0"),
+        rev=pin.get("rev", "v0.33.0"),
+        cache_dir=cache_dir,
+    )

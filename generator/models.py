@@ -1,0 +1,122 @@
+"""The plain data model: what the scanner finds and what the catalog holds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class RaiseSite:
+    """One ``raise`` or messaged ``assert`` in one file.
+
+    Everything here comes from the file's text alone, so one analysis of a blob
+    serves every path and revision the blob appears at; ``path`` is filled in when
+    the catalog is assembled.
+    """
+
+    kind: str  # "raise" | "assert"
+    exception: str  # as written: "ValueError", "errors.Foo"
+    template: str | None  # None when the raise has no message
+    line: int  # the line of the raise/assert keyword
+    end_line: int
+    function: str  # "Class.method", "outer.inner", "<module>"
+    guard: list[str] = field(default_factory=list)
+    placeholders: list[str] = field(default_factory=list)
+    variants: list[str] = field(default_factory=list)  # other templates the message may take
+    comment: str = ""
+    excerpt: str = ""
+    excerpt_line: int = 0  # line number of the excerpt's first line
+    cause: str | None = None  # the `from` expression
+    path: str = ""
+
+    def to_json(self) -> dict:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "end_line": self.end_line,
+            "function": self.function,
+            "kind": self.kind,
+            "exception": self.exception,
+            "template": self.template,
+            "variants": self.variants,
+            "guard": self.guard,
+            "placeholders": self.placeholders,
+            "comment": self.comment,
+            "excerpt": self.excerpt,
+            "excerpt_line": self.excerpt_line,
+            "cause": self.cause,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "RaiseSite":
+        return cls(**data)
+
+
+@dataclass
+class FileScan:
+    """What one file holds: its sites, how many re-raises, or why it was skipped."""
+
+    sites: list[RaiseSite] = field(default_factory=list)
+    reraises: int = 0
+    skipped: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "sites": [s.to_json() for s in self.sites],
+            "reraises": self.reraises,
+            "skipped": self.skipped,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "FileScan":
+        return cls(
+            sites=[RaiseSite.from_json(s) for s in data["sites"]],
+            reraises=data["reraises"],
+            skipped=data["skipped"],
+        )
+
+
+@dataclass
+class ErrorRecord:
+    """Sites that raise the same exception with the same template: one error."""
+
+    id: str
+    kind: str
+    exception: str
+    template: str | None
+    sites: list[RaiseSite]
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "exception": self.exception,
+            "template": self.template if self.template is not None else "",
+            "has_message": self.template is not None,
+            "sites": [s.to_json() for s in self.sites],
+        }
+
+
+@dataclass
+class Catalog:
+    project: str
+    revision: str
+    commit: str
+    tag: str | None  # the tag permalinks point at
+    source: str
+    errors: list[ErrorRecord]
+    stats: dict
+
+    def to_json(self) -> dict:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "project": self.project,
+            "revision": self.revision,
+            "commit": self.commit,
+            "tag": self.tag,
+            "source": self.source,
+            "errors": [e.to_json() for e in self.errors],
+            "stats": self.stats,
+        }

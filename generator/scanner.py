@@ -1,0 +1,506 @@
+"""Find every raise site in one Python source file.
+
+``scan_source(data)`` is pure: bytes in, ``FileScan`` out, nothing about where the
+file lives. The stdlib ``ast`` parses the file and the walk visits statements only
+(never descending into expressions, where no ``raise`` can be); libcst sees just
+the f-strings of messages (see ``messages``).
+
+While it walks a function, the walker carries which strings each local name may
+hold at that point (a small reaching-definitions pass: branches are followed
+separately and merged, a branch that ends in ``raise`` or ``return`` contributes
+nothing). That is how ``msg = ...; msg += ...; raise ValueError(msg)`` gets its
+template, with one variant per branch that assigned a different string.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+import tokenize
+import io
+from dataclasses import dataclass, field, replace
+
+from generator.messages import (
+    Hole,
+    SourceText,
+    Template,
+    TemplateBuilder,
+    placeholders,
+    render,
+)
+from generator.models import FileScan, RaiseSite
+
+MAX_FILE_BYTES = 4 * 1024 * 1024  # larger .py files in vllm/ are generated tables
+_EXCERPT_GAP = 3  # fill a gap of up to this many lines between guard and raise
+
+# name -> the templates the name may hold; None: holds something unknown here
+State = dict[str, "list[Template] | None"]
+_KEYWORD_MESSAGES = ("msg", "message", "detail", "reason")
+
+
+@dataclass(frozen=True)
+class Guard:
+    kind: str  # "if" | "else" | "while" | "except" | "case"
+    node: ast.AST  # the test, handler or match_case
+    statement: ast.stmt  # the statement the comment is looked for above
+
+
+@dataclass(frozen=True)
+class Scope:
+    function: str  # qualified name, "<module>" at top level
+    class_name: str | None  # the class whose body or method we are in
+    guards: tuple[Guard, ...] = ()
+    handler_names: frozenset[str] = frozenset()  # names bound by `except ... as e`
+    params: frozenset[str] = frozenset()
+
+
+def scan_source(data: bytes) -> FileScan:
+    """All raise sites of one file, or the reason it was skipped."""
+    if len(data) > MAX_FILE_BYTES:
+        return FileScan(skipped=f"larger than {MAX_FILE_BYTES // 1024 // 1024} MiB; generated code is not scanned")
+    if b"raise" not in data and b"assert" not in data:
+        return FileScan()  # nothing to find: spare the parse
+    if b"\x00" in data:
+        return FileScan(skipped="contains NUL bytes")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        return FileScan(skipped=f"cannot be decoded: {exc}")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        return FileScan(skipped=f"does not parse with this Python: {exc.msg} (line {exc.lineno})")
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return FileScan(skipped=f"does not parse: {type(exc).__name__}: {exc}")
+    walker = Walker(SourceText(text), tree)
+    try:
+        walker.run()
+    except RecursionError:
+        return FileScan(skipped="nested too deeply to walk")
+    return FileScan(sites=walker.sites, reraises=walker.reraises)
+
+
+class Walker:
+    def __init__(self, source: SourceText, tree: ast.Module):
+        self.source = source
+        self.tree = tree
+        self.sites: list[RaiseSite] = []
+        self.reraises = 0
+        self.module_constants: dict[str, ast.expr] = {}
+        self.class_constants: dict[str, dict[str, ast.expr]] = {}
+        self._resolving: set[int] = set()
+        # `err = ValueError(...)` ... `raise err`: the call, by (function, name)
+        self.exception_variables: dict[tuple[str, str], ast.Call] = {}
+
+    # --- entry ---------------------------------------------------------------------
+
+    def run(self) -> None:
+        self._collect_constants(self.tree.body, self.module_constants)
+        # Top-level classes up front, so a function may name a class defined below it;
+        # nested classes as the walk reaches them.
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.ClassDef):
+                self._collect_constants(stmt.body, self.class_constants.setdefault(stmt.name, {}))
+        self.block(self.tree.body, Scope("<module>", None), {})
+
+    @staticmethod
+    def _collect_constants(body: list[ast.stmt], into: dict[str, ast.expr]) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target, value = stmt.targets[0], stmt.value
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                target, value = stmt.target, stmt.value
+            else:
+                continue
+            if isinstance(target, ast.Name) and _looks_like_string(value):
+                into[target.id] = value
+
+    # --- statements ----------------------------------------------------------------
+
+    def block(self, body: list[ast.stmt], scope: Scope, state: State) -> State | None:
+        """Walk statements in order; the state after them, None when they never finish."""
+        current: State | None = state
+        for stmt in body:
+            if current is None:
+                current = {}  # unreachable code after a raise: still scan it
+            current = self.statement(stmt, scope, current)
+        return current
+
+    def statement(self, stmt: ast.stmt, scope: Scope, state: State) -> State | None:
+        if isinstance(stmt, ast.Raise):
+            self.on_raise(stmt, scope, state)
+            return None
+        if isinstance(stmt, ast.Assert):
+            if stmt.msg is not None:
+                self.on_assert(stmt, scope, state)
+            return state
+        if isinstance(stmt, (ast.Return, ast.Continue, ast.Break)):
+            return None
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.on_function(stmt, scope)
+            return _without(state, stmt.name)
+        if isinstance(stmt, ast.ClassDef):
+            if stmt.name not in self.class_constants:
+                self._collect_constants(stmt.body, self.class_constants.setdefault(stmt.name, {}))
+            name = stmt.name if scope.function == "<module>" else f"{scope.function}.{stmt.name}"
+            self.block(stmt.body, Scope(name, stmt.name), {})
+            return _without(state, stmt.name)
+        if isinstance(stmt, ast.If):
+            body = self.block(stmt.body, _guarded(scope, Guard("if", stmt.test, stmt)), dict(state))
+            orelse = self.block(stmt.orelse, _guarded(scope, Guard("else", stmt.test, stmt)), dict(state))
+            return _merge(body, orelse)
+        if isinstance(stmt, ast.While):
+            body = self.block(stmt.body, _guarded(scope, Guard("while", stmt.test, stmt)), dict(state))
+            after = _merge(state, body)
+            return _merge(after, self.block(stmt.orelse, scope, dict(after or {}))) if stmt.orelse else after
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            body = self.block(stmt.body, scope, _without_targets(state, stmt.target))
+            after = _merge(state, body)
+            return _merge(after, self.block(stmt.orelse, scope, dict(after or {}))) if stmt.orelse else after
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            return self.block(stmt.body, scope, state)
+        if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            return self.on_try(stmt, scope, state)
+        if isinstance(stmt, ast.Match):
+            outcomes: list[State | None] = [state]
+            for case in stmt.cases:
+                outcomes.append(self.block(case.body, _guarded(scope, Guard("case", case, stmt)), dict(state)))
+            return _merge(*outcomes)
+        if isinstance(stmt, ast.Assign):
+            return self.on_assign(stmt.targets, stmt.value, scope, state)
+        if isinstance(stmt, ast.AnnAssign):
+            return self.on_assign([stmt.target], stmt.value, scope, state) if stmt.value else state
+        if isinstance(stmt, ast.AugAssign):
+            return self.on_augassign(stmt, scope, state)
+        return state
+
+    def on_function(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> None:
+        name = stmt.name if scope.function == "<module>" else f"{scope.function}.{stmt.name}"
+        args = stmt.args
+        params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+        params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+        self.block(stmt.body, Scope(name, scope.class_name, params=frozenset(params)), {})
+
+    def on_try(self, stmt: ast.stmt, scope: Scope, state: State) -> State | None:
+        body = self.block(stmt.body, scope, dict(state))
+        outcomes: list[State | None] = []
+        for handler in stmt.handlers:
+            names = scope.handler_names | ({handler.name} if handler.name else set())
+            inner = replace(_guarded(scope, Guard("except", handler, handler)), handler_names=frozenset(names))
+            # The handler may run after any part of the body: start from the merge.
+            outcomes.append(self.block(handler.body, inner, dict(_merge(state, body) or {})))
+        if stmt.orelse:
+            body = self.block(stmt.orelse, scope, dict(body)) if body is not None else None
+        outcomes.insert(0, body)
+        after = _merge(*outcomes)
+        if stmt.finalbody:
+            final = self.block(stmt.finalbody, scope, dict(after if after is not None else state))
+            return final if after is not None else None
+        return after
+
+    def on_assign(self, targets: list[ast.expr], value: ast.expr, scope: Scope, state: State) -> State:
+        state = dict(state)
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        builder = self.builder(scope, state)
+        if names and isinstance(value, ast.Call) and _exception_name(value.func):
+            for name in names:
+                state[name] = None
+                self.exception_variables[(scope.function, name)] = value
+            return state
+        templates = builder.build(value) if builder.is_stringish(value) else None
+        for name in names:
+            state[name] = templates
+        for target in targets:
+            if not isinstance(target, ast.Name):
+                for inner in ast.walk(target):
+                    if isinstance(inner, ast.Name):
+                        state[inner.id] = None
+        return state
+
+    def on_augassign(self, stmt: ast.AugAssign, scope: Scope, state: State) -> State:
+        if not isinstance(stmt.target, ast.Name):
+            return state
+        state = dict(state)
+        name = stmt.target.id
+        builder = self.builder(scope, state)
+        if isinstance(stmt.op, ast.Add) and builder.is_stringish(stmt.value):
+            before = state.get(name) or [(Hole(name),)]
+            added = builder.build(stmt.value)
+            state[name] = [b + a for b in before for a in added][:8]
+        else:
+            state[name] = None
+        return state
+
+    # --- raise and assert ----------------------------------------------------------
+
+    def on_raise(self, stmt: ast.Raise, scope: Scope, state: State) -> None:
+        exc = stmt.exc
+        if exc is None:
+            self.reraises += 1
+            return
+        if isinstance(exc, ast.Name) and exc.id not in scope.handler_names:
+            exc = self.exception_variables.get((scope.function, exc.id), exc)
+        if isinstance(exc, ast.Call):
+            exception = _exception_name(exc.func) or self.source.one_line(exc.func)
+            message = _message_argument(exc)
+        else:
+            exception = _exception_name(exc)
+            if exception is None or (isinstance(exc, ast.Name) and exc.id in scope.handler_names):
+                self.reraises += 1  # `raise e`, `raise self._error`: an exception object
+                return
+            message = None
+        cause = self.source.one_line(stmt.cause) if stmt.cause is not None else None
+        self.add_site("raise", exception, message, stmt, scope, state, cause=cause)
+
+    def on_assert(self, stmt: ast.Assert, scope: Scope, state: State) -> None:
+        inner = _guarded(scope, Guard("else", stmt.test, stmt))
+        self.add_site("assert", "AssertionError", stmt.msg, stmt, inner, state, own_guard=False)
+
+    def add_site(
+        self,
+        kind: str,
+        exception: str,
+        message: ast.expr | None,
+        stmt: ast.stmt,
+        scope: Scope,
+        state: State,
+        cause: str | None = None,
+        own_guard: bool = True,
+    ) -> None:
+        template: str | None = None
+        variants: list[str] = []
+        holes: list[str] = []
+        if message is not None:
+            builder = self.builder(scope, state)
+            templates = builder.build(message)
+            template = render(templates[0])
+            variants = [render(t) for t in templates[1:]]
+            holes = placeholders(templates[0])
+        guard_stmt = scope.guards[-1].statement if scope.guards and own_guard else None
+        if not own_guard and len(scope.guards) > 1:
+            guard_stmt = scope.guards[-2].statement
+        excerpt, excerpt_line = self.excerpt(stmt, guard_stmt)
+        self.sites.append(
+            RaiseSite(
+                kind=kind,
+                exception=exception,
+                template=template,
+                line=stmt.lineno,
+                end_line=stmt.end_lineno or stmt.lineno,
+                function=scope.function,
+                guard=[self.guard_text(g) for g in scope.guards],
+                placeholders=holes,
+                variants=variants,
+                comment=self.comment_above(stmt.lineno) or (self.comment_above(guard_stmt.lineno) if guard_stmt else ""),
+                excerpt=excerpt,
+                excerpt_line=excerpt_line,
+                cause=cause,
+            )
+        )
+
+    # --- names -----------------------------------------------------------------------
+
+    def builder(self, scope: Scope, state: State) -> TemplateBuilder:
+        return TemplateBuilder(self.source, lambda node: self.lookup(node, scope, state))
+
+    def lookup(self, node: ast.expr, scope: Scope, state: State) -> list[Template] | None:
+        if isinstance(node, ast.Name):
+            if node.id in state:
+                return state[node.id]
+            if node.id in scope.params:
+                return None
+            return self.constant(self.module_constants.get(node.id))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            owner = node.value.id
+            if owner in ("self", "cls") and scope.class_name:
+                owner = scope.class_name
+            if owner in state or owner in scope.params:
+                return None
+            return self.constant(self.class_constants.get(owner, {}).get(node.attr))
+        return None
+
+    def constant(self, value: ast.expr | None) -> list[Template] | None:
+        if value is None or id(value) in self._resolving:
+            return None
+        self._resolving.add(id(value))
+        try:
+            module_scope = Scope("<module>", None)
+            return self.builder(module_scope, {}).build(value)
+        finally:
+            self._resolving.discard(id(value))
+
+    # --- guards, comments, excerpts -----------------------------------------------------
+
+    def guard_text(self, guard: Guard) -> str:
+        if guard.kind == "if" or guard.kind == "while":
+            return self.source.one_line(guard.node)
+        if guard.kind == "else":
+            return _negate(guard.node, self.source.one_line(guard.node))
+        if guard.kind == "except":
+            handler: ast.ExceptHandler = guard.node
+            text = "except" if handler.type is None else "except " + self.source.one_line(handler.type)
+            return text + (f" as {handler.name}" if handler.name else "")
+        case: ast.match_case = guard.node
+        text = "case " + self.source.one_line(case.pattern)
+        return text + (" if " + self.source.one_line(case.guard) if case.guard is not None else "")
+
+    def comment_above(self, lineno: int) -> str:
+        lines = self.source.lines
+        found: list[str] = []
+        index = lineno - 2
+        while index >= 0:
+            stripped = lines[index].strip()
+            if not stripped.startswith("#"):
+                break
+            found.append(stripped.lstrip("#").strip())
+            index -= 1
+        return "\n".join(reversed(found)).strip()
+
+    def excerpt(self, stmt: ast.stmt, guard_stmt: ast.stmt | None) -> tuple[str, int]:
+        """The guarding statement's header and the raise, as source lines."""
+        lines = self.source.lines
+        spans: list[tuple[int, int]] = []
+        if guard_stmt is not None and guard_stmt.lineno < stmt.lineno:
+            header_end = _header_end(guard_stmt)
+            spans.append((guard_stmt.lineno, min(header_end, stmt.lineno - 1)))
+        spans.append((stmt.lineno, stmt.end_lineno or stmt.lineno))
+        if len(spans) == 2 and spans[1][0] - spans[0][1] - 1 <= _EXCERPT_GAP:
+            spans = [(spans[0][0], spans[1][1])]
+        chunks = [lines[a - 1 : b] for a, b in spans]
+        flat = [line for chunk in chunks for line in chunk]
+        dedented = textwrap.dedent("\n".join(flat)).split("\n")
+        if len(chunks) == 2:
+            first = len(chunks[0])
+            marker = " " * (len(dedented[first]) - len(dedented[first].lstrip())) + "..."
+            dedented.insert(first, marker)
+        return "\n".join(dedented), spans[0][0]
+
+
+# --- helpers -------------------------------------------------------------------------
+
+
+def _guarded(scope: Scope, guard: Guard) -> Scope:
+    return replace(scope, guards=scope.guards + (guard,))
+
+
+def _merge(*outcomes: State | None) -> State | None:
+    """Join the states of branches that finish; names differ → all their variants."""
+    live = [s for s in outcomes if s is not None]
+    if not live:
+        return None
+    if len(live) == 1:
+        return live[0]
+    merged: State = {}
+    for name in {n for s in live for n in s}:
+        variants: list[Template] = []
+        unknown = False
+        for s in live:
+            value = s.get(name)
+            if value is None:
+                unknown = True
+            else:
+                variants.extend(v for v in value if v not in variants)
+        if variants and unknown:
+            variants.append((Hole(name),))
+        merged[name] = variants[:8] if variants else None
+    return merged
+
+
+def _without(state: State, name: str) -> State:
+    if name not in state:
+        return state
+    state = dict(state)
+    state[name] = None
+    return state
+
+
+def _without_targets(state: State, target: ast.expr) -> State:
+    state = dict(state)
+    for node in ast.walk(target):
+        if isinstance(node, ast.Name):
+            state[node.id] = None
+    return state
+
+
+def _looks_like_string(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        return _looks_like_string(node.left) or _looks_like_string(node.right)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr == "format" and _looks_like_string(node.func.value)
+    return False
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def _exception_name(node: ast.expr) -> str | None:
+    """``ValueError`` or ``errors.Foo`` when ``node`` names a class (CapWords), else None."""
+    dotted = _dotted(node)
+    if dotted is None:
+        return None
+    last = dotted.rsplit(".", 1)[-1]
+    return dotted if last[:1].isupper() else None
+
+
+def _message_argument(call: ast.Call) -> ast.expr | None:
+    args = call.args
+    if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, int):
+        # HTTPException(400, "...") / (status_code, detail): the status is no message
+        args = args[1:]
+        if not args:
+            for keyword in call.keywords:
+                if keyword.arg == "detail":
+                    return keyword.value
+    if args:
+        return args[0]
+    for keyword in call.keywords:
+        if keyword.arg in _KEYWORD_MESSAGES:
+            return keyword.value
+    return None
+
+
+def _negate(node: ast.expr, text: str) -> str:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        operand = text[3:].strip() if text.startswith("not") else None
+        if operand:
+            return operand[1:-1] if operand.startswith("(") and operand.endswith(")") and _balanced(operand[1:-1]) else operand
+    if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+        return "not " + text
+    return f"not ({text})"
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _header_end(stmt: ast.stmt) -> int:
+    """The last line of a compound statement's header (``if (...):`` may span lines)."""
+    if isinstance(stmt, (ast.If, ast.While)):
+        return stmt.test.end_lineno or stmt.lineno
+    if isinstance(stmt, ast.ExceptHandler):
+        return stmt.type.end_lineno if stmt.type is not None else stmt.lineno
+    if isinstance(stmt, ast.Match):
+        return stmt.subject.end_lineno or stmt.lineno
+    if isinstance(stmt, ast.Assert):
+        return stmt.lineno
+    return stmt.lineno

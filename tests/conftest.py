@@ -1,0 +1,43 @@
+"""Shared fixtures: tiny source strings turned into scans, and the corpus bundle."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from generator.models import FileScan, RaiseSite
+from generator.scanner import scan_source
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS_BUNDLE = ROOT.parent / "shared" / "corpus" / "vllm-releases.bundle"
+
+
+def scan(code: str) -> FileScan:
+    """Scan a dedented source string, as the scanner scans one file."""
+    return scan_source(textwrap.dedent(code).encode("utf-8"))
+
+
+def site(code: str) -> RaiseSite:
+    """The one site in ``code``."""
+    found = scan(code).sites
+    assert len(found) == 1, f"expected one site, found {len(found)}: {found}"
+    return found[0]
+
+
+@pytest.fixture(scope="session")
+def corpus_bundle() -> Path:
+    if not CORPUS_BUNDLE.is_file():
+        pytest.fail(
+            f"the corpus bundle is missing: put vllm-releases.bundle at {CORPUS_BUNDLE} "
+            "(it ships in the shared/ folder beside the repository)",
+            pytrace=False,
+        )
+    return CORPUS_BUNDLE
+
+
+@pytest.fixture(scope="session")
+def session_cache(tmp_path_factory) -> Path:
+    """One cache for the whole test session: the corpus is cloned and analysed once."""
+    return tmp_path_factory.mktemp("errorkb-cache")

@@ -1,0 +1,120 @@
+"""Catalogs of real git repositories built here: grouping, stable ids, the blob cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from generator.cache import BlobCache
+from generator.catalog import catalog_json, scan_revision
+from generator.sources import resolve
+from gitrepo import tagged_repo
+
+LIMIT = '''\
+def check(n, limit):
+    if n > limit:
+        raise ValueError(f"n ({n}) exceeds the limit ({limit})")
+'''
+
+
+def scan(repo: Path, rev: str, cache_dir: Path, workers: int = 1) -> dict:
+    with BlobCache(cache_dir / "analysis.sqlite") as cache:
+        catalog = scan_revision("vllm", resolve(str(repo), rev, cache_dir), cache, workers)
+    return json.loads(catalog_json(catalog))
+
+
+def by_template(catalog: dict) -> dict[str, dict]:
+    return {e["template"]: e for e in catalog["errors"]}
+
+
+def test_same_exception_and_template_in_two_files_is_one_error(tmp_path):
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": LIMIT, "vllm/b/c.py": "\n\n" + LIMIT}})
+    catalog = scan(repo, "v1", tmp_path / "cache")
+    (error,) = catalog["errors"]
+    assert [(s["path"], s["line"]) for s in error["sites"]] == [("vllm/a.py", 3), ("vllm/b/c.py", 5)]
+    assert catalog["stats"]["errors"] == 1 and catalog["stats"]["sites"] == 2
+
+
+def test_another_exception_with_the_same_template_is_another_error(tmp_path):
+    other = LIMIT.replace("ValueError", "RuntimeError")
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": LIMIT, "vllm/b.py": other}})
+    catalog = scan(repo, "v1", tmp_path / "cache")
+    assert sorted(e["exception"] for e in catalog["errors"]) == ["RuntimeError", "ValueError"]
+
+
+def test_id_survives_moving_the_raise_and_changes_with_the_message(tmp_path):
+    moved = "import os\n\n\nclass Unrelated:\n    pass\n\n\n" + LIMIT.replace("def check", "def check_limit")
+    reworded = LIMIT.replace("exceeds the limit", "is above the limit")
+    repo = tagged_repo(
+        tmp_path / "r",
+        {"v1": {"vllm/a.py": LIMIT}, "v2": {"vllm/a.py": None, "vllm/moved/x.py": moved}, "v3": {"vllm/moved/x.py": reworded}},
+    )
+    v1, v2, v3 = (scan(repo, tag, tmp_path / "cache")["errors"] for tag in ("v1", "v2", "v3"))
+    assert v1[0]["id"] == v2[0]["id"]
+    assert (v1[0]["sites"][0]["line"], v2[0]["sites"][0]["line"]) == (3, 10)
+    assert v2[0]["sites"][0]["function"] == "check_limit"
+    assert v3[0]["id"] != v1[0]["id"]
+
+
+def test_raise_without_message_is_identified_by_module_and_function(tmp_path):
+    code = "def f():\n    raise NotImplementedError\n"
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": code, "vllm/b.py": code}})
+    errors = scan(repo, "v1", tmp_path / "cache")["errors"]
+    assert len(errors) == 2
+    assert all(e["template"] == "" and e["has_message"] is False for e in errors)
+
+
+def test_reraises_skipped_files_and_files_outside_vllm(tmp_path):
+    repo = tagged_repo(
+        tmp_path / "r",
+        {
+            "v1": {
+                "vllm/a.py": "try:\n    pass\nexcept Exception:\n    raise\n",
+                "vllm/broken.py": "def f(:\n    raise ValueError('x')\n",
+                "vllm/ok.py": LIMIT,
+                "setup.py": LIMIT,
+            }
+        },
+    )
+    catalog = scan(repo, "v1", tmp_path / "cache")
+    stats = catalog["stats"]
+    assert (stats["files"], stats["reraises"], stats["sites"]) == (3, 1, 1)
+    assert [s["path"] for s in stats["skipped"]] == ["vllm/broken.py"]
+    assert "does not parse" in stats["skipped"][0]["reason"]
+
+
+def test_catalog_header_and_determinism_across_workers_and_cache(tmp_path):
+    files = {f"vllm/m{i}.py": LIMIT.replace("limit", f"limit{i}") for i in range(20)}
+    repo = tagged_repo(tmp_path / "r", {"v1.0": files})
+    cold = scan(repo, "v1.0", tmp_path / "cache", workers=2)
+    warm = scan(repo, "v1.0", tmp_path / "cache", workers=2)
+    serial = scan(repo, "v1.0", tmp_path / "other-cache", workers=1)
+    assert cold == warm == serial
+    assert cold["schema_version"] == 1 and cold["project"] == "vllm" and cold["revision"] == "v1.0"
+    assert len(cold["commit"]) == 40 and cold["tag"] == "v1.0"
+    assert [e["id"] for e in cold["errors"]] == sorted(e["id"] for e in cold["errors"])
+
+
+def test_a_blob_is_analysed_once_across_revisions(tmp_path):
+    repo = tagged_repo(
+        tmp_path / "r",
+        {"v1": {"vllm/a.py": LIMIT, "vllm/b.py": "raise KeyError('b')\n"}, "v2": {"vllm/c.py": "raise KeyError('c')\n"}},
+    )
+    scan(repo, "v1", tmp_path / "cache")
+    with BlobCache(tmp_path / "cache" / "analysis.sqlite") as cache:
+        rows_after_v1 = cache.db.execute("SELECT COUNT(*) FROM analysis").fetchone()[0]
+    scan(repo, "v2", tmp_path / "cache")
+    with BlobCache(tmp_path / "cache" / "analysis.sqlite") as cache:
+        rows_after_v2 = cache.db.execute("SELECT COUNT(*) FROM analysis").fetchone()[0]
+    # v2 shares a.py and b.py with v1: only c.py is new
+    assert (rows_after_v1, rows_after_v2) == (2, 3)
+
+
+def test_cached_analysis_is_what_the_scan_uses(tmp_path):
+    """Poison the cache row of a blob: the next scan must take it, not re-analyse."""
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": LIMIT}})
+    scan(repo, "v1", tmp_path / "cache")
+    with BlobCache(tmp_path / "cache" / "analysis.sqlite") as cache:
+        (blob,) = [row[0] for row in cache.db.execute("SELECT blob FROM analysis")]
+        cache.put_many([(blob, b'{"sites":[],"reraises":7,"skipped":null}')])
+    assert scan(repo, "v1", tmp_path / "cache")["stats"]["reraises"] == 7

@@ -1,0 +1,82 @@
+"""The errorkb command, run as a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from gitrepo import tagged_repo
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def errorkb(*args: str, cache: Path, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    env = {**os.environ, "ERRORKB_CACHE_DIR": str(cache)}
+    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def test_scan_to_stdout(tmp_path):
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": "raise ValueError('boom')\n"}})
+    result = errorkb("scan", "--source", str(repo), "--rev", "v1", "--out", "-", cache=tmp_path / "c")
+    assert result.returncode == 0, result.stderr
+    catalog = json.loads(result.stdout)
+    assert [e["template"] for e in catalog["errors"]] == ["boom"]
+
+
+def test_scan_to_file_reports_a_summary(tmp_path):
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": "raise ValueError('boom')\n"}})
+    out = tmp_path / "out" / "catalog.json"
+    result = errorkb("scan", "--source", str(repo), "--rev", "v1", "--out", str(out), "--cache-dir", str(tmp_path / "c2"), cache=tmp_path / "c")
+    assert result.returncode == 0, result.stderr
+    assert "1 errors from 1 sites in 1 files at v1" in result.stderr
+    assert json.loads(out.read_text())["stats"]["sites"] == 1
+    assert (tmp_path / "c2" / "analysis.sqlite").is_file()  # --cache-dir wins over the environment
+    assert oct(out.stat().st_mode & 0o777) != oct(0o600)
+
+
+def test_unknown_revision_is_one_line_exit_2_and_keeps_the_old_output(tmp_path):
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": "raise ValueError('boom')\n"}})
+    out = tmp_path / "catalog.json"
+    out.write_text("previous\n")
+    result = errorkb("scan", "--source", str(repo), "--rev", "v9", "--out", str(out), cache=tmp_path / "c")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "unknown revision 'v9'" in lines[0] and "--rev" in lines[0]
+    assert out.read_text() == "previous\n"
+    assert list(tmp_path.glob(".catalog.json.*")) == []
+
+
+def test_missing_source_is_exit_2(tmp_path):
+    result = errorkb("scan", "--source", str(tmp_path / "nope"), "--rev", "v1", "--out", "-", cache=tmp_path / "c")
+    assert result.returncode == 2 and "does not exist" in result.stderr
+
+
+def test_defaults_come_from_the_config_file(tmp_path):
+    repo = tagged_repo(tmp_path / "r", {"v7": {"vllm/a.py": "raise ValueError('pinned')\n"}})
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "errorkb.toml").write_text(f'[pin]\nsource = "{repo}"\nrev = "v7"\n')
+    result = errorkb("scan", "--out", "-", cache=tmp_path / "c", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["revision"] == "v7"
+
+
+def test_bad_config_is_exit_2_naming_the_file(tmp_path):
+    (tmp_path / "errorkb.toml").write_text("[pin\n")
+    result = errorkb("scan", "--out", "-", cache=tmp_path / "c", cwd=tmp_path)
+    assert result.returncode == 2 and "errorkb.toml" in result.stderr
+
+
+def test_repository_config_pins_vllm_0_33_0_from_pypi():
+    from generator.config import load_config
+
+    config = load_config(ROOT / "errorkb.toml")
+    assert (config.source, config.rev) == ("pypi:vllm==0.33.0", "v0.33.0")
+
+
+def test_console_script_is_installed():
+    result = subprocess.run(["errorkb", "scan", "--help"], capture_output=True, text=True)
+    assert result.returncode == 0 and "--source" in result.stdout

@@ -1,0 +1,104 @@
+"""The scanner on the real corpus: 23 vLLM releases in a git bundle."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator.cache import BlobCache
+from generator.catalog import catalog_json, scan_revision
+from generator.messages import error_id, normalize_template
+from generator.sources import resolve
+
+ROOT = Path(__file__).resolve().parents[1]
+RELEASES = (
+    "v0.4.1 v0.5.0 v0.6.0 v0.6.3 v0.7.0 v0.8.0 v0.8.5 v0.9.0 v0.10.0 v0.11.0 v0.12.0 v0.14.0 "
+    "v0.16.0 v0.18.0 v0.20.0 v0.22.0 v0.24.0 v0.26.0 v0.28.0 v0.30.0 v0.31.0 v0.32.0 v0.33.0"
+).split()
+MAMBA = (
+    "max_num_seqs ({max_num_reqs}) exceeds available Mamba cache blocks ({kv_cache_config.num_blocks}). "
+    "Each decode sequence requires one Mamba cache block, so CUDA graph capture cannot proceed. "
+    "Please lower max_num_seqs to at most {kv_cache_config.num_blocks} or increase gpu_memory_utilization."
+)
+
+
+@pytest.fixture(scope="session")
+def corpus_scan(corpus_bundle, session_cache):
+    """Scan a release of the corpus (once per session) and return its catalog as JSON data."""
+    done: dict[str, dict] = {}
+
+    def scan(rev: str) -> dict:
+        if rev not in done:
+            with BlobCache(session_cache / "analysis.sqlite") as cache:
+                catalog = scan_revision("vllm", resolve(str(corpus_bundle), rev, session_cache), cache)
+            done[rev] = json.loads(catalog_json(catalog))
+        return done[rev]
+
+    return scan
+
+
+def mamba_errors(catalog: dict) -> list[dict]:
+    return [e for e in catalog["errors"] if "exceeds available Mamba cache blocks" in e["template"]]
+
+
+def test_v0_33_0_counts(corpus_scan):
+    catalog = corpus_scan("v0.33.0")
+    sites = [s for e in catalog["errors"] for s in e["sites"]]
+    raises = sum(s["kind"] == "raise" for s in sites)
+    asserts = sum(s["kind"] == "assert" for s in sites)
+    assert raises >= 7400, raises
+    assert asserts >= 2000, asserts
+    assert catalog["stats"]["files"] == 2991
+    assert catalog["stats"]["raises"] == raises and catalog["stats"]["asserts"] == asserts
+    assert catalog["stats"]["reraises"] > 0
+    assert catalog["revision"] == "v0.33.0" and catalog["tag"] == "v0.33.0"
+
+
+def test_mamba_cache_error_at_v0_33_0(corpus_scan):
+    (error,) = mamba_errors(corpus_scan("v0.33.0"))
+    assert error["exception"] == "ValueError" and error["kind"] == "raise"
+    assert error["template"] == MAMBA
+    assert error["id"] == error_id("vllm", "ValueError", normalize_template(MAMBA))
+    (site,) = error["sites"]
+    assert (site["path"], site["line"], site["end_line"]) == ("vllm/config/compilation.py", 1525, 1532)
+    assert site["function"] == "CompilationConfig.resolve_cudagraph_mode_and_sizes"
+    assert site["placeholders"] == ["max_num_reqs", "kv_cache_config.num_blocks"]
+    assert site["guard"][-1].endswith("and max_num_reqs > kv_cache_config.num_blocks")
+    assert site["comment"].startswith("For Mamba models with FULL decode cudagraphs")
+    assert site["excerpt"].startswith("if (\n") and 'f"max_num_seqs ({max_num_reqs})' in site["excerpt"]
+
+
+def test_mamba_cache_error_keeps_its_id_at_v0_26_0(corpus_scan):
+    (now,) = mamba_errors(corpus_scan("v0.33.0"))
+    (then,) = mamba_errors(corpus_scan("v0.26.0"))
+    assert then["id"] == now["id"]
+    assert then["sites"][0]["path"] == "vllm/config/compilation.py"
+    assert then["sites"][0]["line"] != now["sites"][0]["line"]
+
+
+def test_every_release_scans_without_a_crash(corpus_scan):
+    for rev in RELEASES:
+        catalog = corpus_scan(rev)
+        stats = catalog["stats"]
+        assert stats["files"] > 100 and stats["sites"] > 300, (rev, stats)
+        # Nothing in the corpus is beyond this Python's grammar; a skip would be a bug.
+        assert stats["skipped"] == [], (rev, stats["skipped"])
+
+
+def test_two_scans_give_byte_identical_json(corpus_bundle, tmp_path):
+    """The first scan fills an empty cache, the second reads it: same bytes."""
+    outputs = []
+    for name in ("cold.json", "warm.json"):
+        out = tmp_path / name
+        result = subprocess.run(
+            [sys.executable, "-m", "generator", "scan", "--source", str(corpus_bundle), "--rev", "v0.33.0",
+             "--out", str(out), "--cache-dir", str(tmp_path / "cache")],
+            cwd=ROOT, capture_output=True, text=True,
+        )
+        assert result.returncode == 0, result.stderr
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]

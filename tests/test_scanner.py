@@ -1,0 +1,321 @@
+"""The scanner on tiny source strings: one test per message form and guard form."""
+
+from conftest import scan, site
+
+
+# --- message forms ---------------------------------------------------------------
+
+
+def test_plain_literal():
+    assert site('raise ValueError("bad value")').template == "bad value"
+
+
+def test_implicitly_concatenated_literals():
+    assert site('raise ValueError("bad " "value")').template == "bad value"
+
+
+def test_fstring_with_format_spec_and_conversion():
+    s = site('raise ValueError(f"got {x!r} of {y:.2f} and {z!s:>{w}}")')
+    assert s.template == "got {x!r} of {y:.2f} and {z!s:>{w}}"
+    assert s.placeholders == ["x", "y", "z"]
+
+
+def test_fstring_self_documenting_expression():
+    assert site('raise ValueError(f"{n=}")').template == "n={n!r}"
+
+
+def test_fstring_and_literal_concatenated_across_lines():
+    s = site(
+        """
+        raise ValueError(
+            f"max_num_seqs ({max_num_reqs}) exceeds "  # a comment between parts
+            "blocks ({n}). "
+            f"lower it to {kv.num_blocks}"
+        )
+        """
+    )
+    assert s.template == "max_num_seqs ({max_num_reqs}) exceeds blocks ({{n}}). lower it to {kv.num_blocks}"
+
+
+def test_escape_sequences_and_literal_braces_in_fstrings():
+    s = site(r'raise ValueError(f"a\tb {{literal}} {x}\n")')
+    assert s.template == "a\tb {{literal}} {x}\n"
+
+
+def test_plus_concatenation():
+    assert site('raise ValueError("a " + str(n) + " b")').template == "a {str(n)} b"
+
+
+def test_str_format_positional_auto_and_keyword():
+    assert site('raise ValueError("{} and {1} and {k:>3}".format(a, b, k=c.d))').template == "{a} and {b} and {c.d:>3}"
+
+
+def test_percent_formatting_with_tuple_dict_and_single_value():
+    assert site('raise ValueError("%s has %d items (%.1f%%)" % (name, n, pct))').template == (
+        "{name} has {n} items ({pct:.1f}%)"
+    )
+    assert site('raise ValueError("%(a)s=%(b)r" % {"a": x, "b": y})').template == "{x}={y!r}"
+    assert site('raise ValueError("bad %r" % value)').template == "bad {value!r}"
+
+
+def test_local_variable_and_augmented_assignment():
+    s = site(
+        """
+        def f(x):
+            msg = f"bad {x}."
+            msg += " Try again."
+            raise ValueError(msg)
+        """
+    )
+    assert s.template == "bad {x}. Try again."
+
+
+def test_assignments_in_branches_give_variants():
+    s = site(
+        """
+        def f(a):
+            if a:
+                msg = "first"
+            else:
+                msg = "second"
+            raise ValueError(msg)
+        """
+    )
+    assert (s.template, s.variants) == ("first", ["second"])
+
+
+def test_branch_that_raises_does_not_reach_later_raise():
+    sites = scan(
+        """
+        def f(a):
+            msg = "one"
+            if a:
+                msg = "two"
+                raise KeyError(msg)
+            raise ValueError(msg)
+        """
+    ).sites
+    assert [(s.exception, s.template, s.variants) for s in sites] == [("KeyError", "two", []), ("ValueError", "one", [])]
+
+
+def test_module_and_class_constants():
+    sites = scan(
+        """
+        HINT = "set --max-model-len"
+        class C:
+            MSG = "too long"
+            def m(self):
+                raise ValueError(self.MSG + "; " + HINT)
+        """
+    ).sites
+    assert sites[0].template == "too long; set --max-model-len"
+
+
+def test_constant_inside_fstring_is_inlined():
+    s = site(
+        """
+        FLAG = "--enforce-eager"
+        def f(x):
+            raise ValueError(f"use {FLAG} for {x}")
+        """
+    )
+    assert s.template == "use --enforce-eager for {x}"
+
+
+def test_parameter_shadows_module_constant():
+    s = site(
+        """
+        msg = "module level"
+        def f(msg):
+            raise ValueError(msg)
+        """
+    )
+    assert s.template == "{msg}"
+
+
+def test_unresolvable_parts_become_placeholders_with_their_source():
+    assert site('raise ValueError(build_message(a, b))').template == "{build_message(a, b)}"
+    assert site('raise ValueError("x: " + ", ".join(names))').template == 'x: {", ".join(names)}'
+
+
+def test_http_status_is_not_the_message():
+    assert site('raise HTTPException(400, "bad request")').template == "bad request"
+    assert site('raise HTTPException(status_code=400, detail=f"no {x}")').template == "no {x}"
+
+
+def test_exception_variable_assigned_then_raised():
+    s = site(
+        """
+        def f():
+            err = ValueError("late")
+            raise err
+        """
+    )
+    assert (s.exception, s.template) == ("ValueError", "late")
+
+
+# --- what is and is not a site -------------------------------------------------------
+
+
+def test_raise_without_message():
+    s = site("def f():\n    raise NotImplementedError")
+    assert (s.exception, s.template, s.function) == ("NotImplementedError", None, "f")
+    assert site("raise errors.Timeout()").exception == "errors.Timeout"
+
+
+def test_reraises_are_counted_not_sites():
+    result = scan(
+        """
+        try:
+            pass
+        except ValueError as e:
+            log(e)
+            raise
+        except KeyError as e:
+            raise e
+        except OSError as e:
+            raise RuntimeError("wrapped") from e
+        """
+    )
+    assert result.reraises == 2
+    assert [(s.template, s.cause) for s in result.sites] == [("wrapped", "e")]
+
+
+def test_assert_with_message_is_a_site_and_without_is_not():
+    result = scan('assert x > 0, f"x must be positive, got {x}"\nassert y\n')
+    assert len(result.sites) == 1
+    s = result.sites[0]
+    assert (s.kind, s.exception, s.template, s.guard) == ("assert", "AssertionError", "x must be positive, got {x}", ["not (x > 0)"])
+
+
+def test_line_is_the_keyword_line_and_end_line_the_last():
+    s = site("\n\nraise ValueError(\n    'a'\n)\n")
+    assert (s.line, s.end_line) == (3, 5)
+
+
+def test_function_names_are_qualified():
+    sites = scan(
+        """
+        class A:
+            def m(self):
+                def inner():
+                    raise ValueError("i")
+                raise ValueError("m")
+        raise ValueError("top")
+        """
+    ).sites
+    assert [s.function for s in sites] == ["A.m.inner", "A.m", "<module>"]
+
+
+# --- guards, comments, excerpts ----------------------------------------------------------
+
+
+def test_guards_outermost_first_with_else_negated():
+    s = site(
+        """
+        def f(a, b, c):
+            if a:
+                if not b:
+                    pass
+                elif c > 1:
+                    pass
+                else:
+                    raise ValueError("x")
+        """
+    )
+    assert s.guard == ["a", "b", "not (c > 1)"]
+
+
+def test_guard_of_except_while_and_match():
+    sites = scan(
+        """
+        def f(x):
+            while x.busy():
+                try:
+                    go()
+                except (KeyError, IndexError) as e:
+                    raise RuntimeError("lost") from e
+            match x:
+                case {"kind": k} if k > 2:
+                    raise ValueError("kind")
+        """
+    ).sites
+    assert sites[0].guard == ["x.busy()", "except (KeyError, IndexError) as e"]
+    assert sites[1].guard == ['case {"kind": k} if k > 2']
+
+
+def test_multiline_guard_is_joined_without_comments():
+    s = site(
+        """
+        if (
+            a is not None  # why
+            and b > c
+        ):
+            raise ValueError("x")
+        """
+    )
+    assert s.guard == ["a is not None and b > c"]
+
+
+def test_comment_above_the_raise_or_else_above_the_guard():
+    sites = scan(
+        """
+        def f(a):
+            # The limit protects the cache.
+            # See issue 1.
+            if a > 3:
+                raise ValueError("first")
+            if a < 0:
+                # negative makes no sense
+                raise ValueError("second")
+        """
+    ).sites
+    assert sites[0].comment == "The limit protects the cache.\nSee issue 1."
+    assert sites[1].comment == "negative makes no sense"
+
+
+def test_excerpt_holds_the_guard_and_the_raise():
+    s = site(
+        """
+        def f(a):
+            if (
+                a > 3
+            ):
+                raise ValueError(
+                    "first"
+                )
+        """
+    )
+    assert s.excerpt == 'if (\n    a > 3\n):\n    raise ValueError(\n        "first"\n    )'
+    assert s.excerpt_line == 3
+
+
+def test_excerpt_marks_a_long_gap():
+    s = site("if a:\n" + "    x = 1\n" * 10 + "    raise ValueError('far')\n")
+    assert s.excerpt == "if a:\n    ...\n    raise ValueError('far')"
+
+
+# --- files that cannot be scanned ----------------------------------------------------------
+
+
+def test_syntax_error_is_skipped_with_reason():
+    from generator.scanner import scan_source
+
+    result = scan_source(b"def f(:\n    raise ValueError('x')\n")
+    assert result.sites == [] and "does not parse" in result.skipped and "line 1" in result.skipped
+
+
+def test_nul_bytes_bad_encoding_and_huge_files_are_skipped():
+    from generator.scanner import MAX_FILE_BYTES, scan_source
+
+    assert "NUL" in scan_source(b"raise ValueError('a')\x00\n").skipped
+    assert "decoded" in scan_source(b"# -*- coding: utf-8 -*-\nraise ValueError('\xff\xfe')\n").skipped
+    huge = b"raise ValueError('x')\n" + b"#" * MAX_FILE_BYTES
+    assert "larger than" in scan_source(huge).skipped
+
+
+def test_latin1_coding_cookie_is_honoured():
+    from generator.scanner import scan_source
+
+    result = scan_source("# -*- coding: latin-1 -*-\nraise ValueError('caf\xe9')\n".encode("latin-1"))
+    assert result.sites[0].template == "caf\xe9"
