@@ -30,6 +30,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_source_options(scan)
     scan.add_argument("--out", required=True, help="file to write, or - for standard output")
     scan.set_defaults(run=run_scan)
+
+    lookup = commands.add_parser("lookup", help="find the vLLM error in a pasted log, traceback or message")
+    lookup.add_argument("text", nargs="?", default="-", help="the text, or - (the default) to read standard input")
+    lookup.add_argument("--json", action="store_true", help="print the result as JSON")
+    lookup.add_argument("--top", type=int, default=3, help="how many matches to show (default 3)")
+    _add_source_options(lookup)
+    lookup.set_defaults(run=run_lookup)
+
+    build = commands.add_parser("build", help="build the site (pages, search, lookup, JSON API)")
+    _add_source_options(build)
+    build.add_argument("--out", type=Path, default=None, help="where the site goes (default: site/ beside errorkb.toml)")
+    build.set_defaults(run=run_build)
     return parser
 
 
@@ -77,15 +89,22 @@ def open_revision(config: Config, args: argparse.Namespace):
     return resolve(args.source or config.source, args.rev or config.rev, cache_dir), cache_dir
 
 
-def run_scan(config: Config, args: argparse.Namespace) -> int:
+def scan_catalog(config: Config, args: argparse.Namespace):
     from generator.cache import BlobCache
-    from generator.catalog import catalog_json, scan_revision
+    from generator.catalog import scan_revision
 
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
     revision, cache_dir = open_revision(config, args)
     with BlobCache(cache_dir / "analysis.sqlite") as cache:
         catalog = scan_revision(config.project, revision, cache, args.workers, progress_bar(f"scanning {revision.rev}"))
+    return revision, catalog
+
+
+def run_scan(config: Config, args: argparse.Namespace) -> int:
+    from generator.catalog import catalog_json
+
+    revision, catalog = scan_catalog(config, args)
     write_atomically(args.out, catalog_json(catalog))
     if args.out != "-":
         stats = catalog.stats
@@ -95,6 +114,66 @@ def run_scan(config: Config, args: argparse.Namespace) -> int:
             f"{len(stats['skipped'])} files skipped",
             file=sys.stderr,
         )
+    return 0
+
+
+def read_paste(text: str) -> str:
+    if text != "-":
+        return text
+    data = sys.stdin.buffer.read()
+    return data.decode("utf-8", errors="replace")
+
+
+def run_lookup(config: Config, args: argparse.Namespace) -> int:
+    import json
+
+    from generator.lookup import matcher_from_catalogs
+
+    if args.top < 1:
+        raise UsageError("--top must be at least 1")
+    paste = read_paste(args.text)
+    _, catalog = scan_catalog(config, args)
+    matcher = matcher_from_catalogs([catalog.to_json()], config.site_url)
+    matches, foreign = matcher.lookup(paste, top=args.top)
+    if args.json:
+        print(json.dumps({"matches": [m.to_json() for m in matches], "not_vllm": foreign}, indent=1, ensure_ascii=False))
+        return 0 if matches or foreign else 1
+    if foreign:
+        print(f"Not a vLLM error: {foreign['reason']} (from {foreign['source']}).")
+        if matches:
+            print("vLLM errors raised after it:")
+    elif not paste.strip():
+        print("Nothing to look up: the input is empty. Paste an error message, traceback or log.")
+        return 1
+    elif not matches:
+        print(f"No vLLM error at {catalog.revision} matches this text.")
+        return 1
+    for rank, match in enumerate(matches, 1):
+        data = match.to_json()
+        site = data["sites"][0] if data["sites"] else None
+        where = f" · {site['path']}:{site['line']}" if site else ""
+        print(f"{rank}. {data['title']}  [score {data['score']:.2f}]")
+        print(f"   id {data['id']} · {', '.join(data['versions'])}{where}")
+        print(f"   {data['url']}")
+        for name, value in data["values"].items():
+            value = value if len(value) <= 120 else value[:117] + "..."
+            print(f"   {{{name}}} = {value}")
+    return 0
+
+
+def run_build(config: Config, args: argparse.Namespace) -> int:
+    from generator.site import BuildError, build_site
+
+    out = args.out or config.root / "site"
+    revision, catalog = scan_catalog(config, args)
+    mkdocs_file = config.root / "mkdocs.yml"
+    if not mkdocs_file.is_file():
+        raise UsageError(f"{mkdocs_file} is missing: the site's mkdocs configuration lives beside errorkb.toml")
+    try:
+        build_site(mkdocs_file, [catalog.to_json()], out)
+    except BuildError as exc:
+        raise UsageError(f"{exc}; the previous site at {out} is untouched") from None
+    print(f"{out}: site for {revision.rev} ({catalog.stats['errors']} errors)", file=sys.stderr)
     return 0
 
 

@@ -21,6 +21,7 @@ class Config:
     source: str
     rev: str
     cache_dir: Path
+    site_url: str = ""  # where the site is published; lookup links are relative without it
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -50,7 +51,8 @@ def load_config(path: Path | None = None) -> Config:
             raise ConfigError(f"{path}: {exc}; fix the TOML syntax") from None
     pin = raw.get("pin", {})
     cache = raw.get("cache", {})
-    for key, value in (*pin.items(), *cache.items()):
+    site = raw.get("site", {})
+    for key, value in (*pin.items(), *cache.items(), *site.items()):
         if not isinstance(value, str):
             raise ConfigError(f"{path}: `{key}` must be a string, got {value!r}")
     cache_dir = Path(os.environ.get("ERRORKB_CACHE_DIR") or root / cache.get("dir", ".cache/errorkb"))
@@ -60,4 +62,5 @@ def load_config(path: Path | None = None) -> Config:
         source=pin.get("source", "pypi:vllm==0.33.0"),
         rev=pin.get("rev", "v0.33.0"),
         cache_dir=cache_dir,
+        site_url=site.get("url", ""),
     )

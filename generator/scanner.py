@@ -104,15 +104,19 @@ class Walker:
         # nested classes as the walk reaches them.
         for stmt in self.tree.body:
             if isinstance(stmt, ast.ClassDef):
-                self._collect_constants(stmt.body, self.class_constants.setdefault(stmt.name, {}))
+                self._collect_constants(stmt.body, self.class_constants.setdefault(stmt.name, {}), in_class=True)
         self.block(self.tree.body, Scope("<module>", None), {})
 
     @staticmethod
-    def _collect_constants(body: list[ast.stmt], into: dict[str, ast.expr]) -> None:
+    def _collect_constants(body: list[ast.stmt], into: dict[str, ast.expr], in_class: bool = False) -> None:
         for stmt in body:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                 target, value = stmt.targets[0], stmt.value
             elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                # In a class body `name: str = "..."` is a dataclass or pydantic field:
+                # a default each instance may override, not a constant.
+                if in_class and not re.search(r"\b(?:Final|ClassVar)\b", ast.unparse(stmt.annotation)):
+                    continue
                 target, value = stmt.target, stmt.value
             else:
                 continue
@@ -145,7 +149,7 @@ class Walker:
             return _without(state, stmt.name)
         if isinstance(stmt, ast.ClassDef):
             if stmt.name not in self.class_constants:
-                self._collect_constants(stmt.body, self.class_constants.setdefault(stmt.name, {}))
+                self._collect_constants(stmt.body, self.class_constants.setdefault(stmt.name, {}), in_class=True)
             name = stmt.name if scope.function == "<module>" else f"{scope.function}.{stmt.name}"
             self.block(stmt.body, Scope(name, stmt.name), {})
             return _without(state, stmt.name)

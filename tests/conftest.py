@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -41,3 +42,30 @@ def corpus_bundle() -> Path:
 def session_cache(tmp_path_factory) -> Path:
     """One cache for the whole test session: the corpus is cloned and analysed once."""
     return tmp_path_factory.mktemp("errorkb-cache")
+
+
+@pytest.fixture(scope="session")
+def corpus_scan(corpus_bundle, session_cache):
+    """Scan a release of the corpus (once per session); its catalog as JSON data."""
+    from generator.cache import BlobCache
+    from generator.catalog import catalog_json, scan_revision
+    from generator.sources import resolve
+
+    done: dict[str, dict] = {}
+
+    def scan(rev: str) -> dict:
+        if rev not in done:
+            with BlobCache(session_cache / "analysis.sqlite") as cache:
+                catalog = scan_revision("vllm", resolve(str(corpus_bundle), rev, session_cache), cache)
+            done[rev] = json.loads(catalog_json(catalog))
+        return done[rev]
+
+    return scan
+
+
+@pytest.fixture(scope="session")
+def pin_matcher(corpus_scan):
+    """The lookup matcher over v0.33.0 of the corpus."""
+    from generator.lookup import matcher_from_catalogs
+
+    return matcher_from_catalogs([corpus_scan("v0.33.0")])

@@ -9,10 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cache import BlobCache
-from generator.catalog import catalog_json, scan_revision
 from generator.messages import error_id, normalize_template
-from generator.sources import resolve
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASES = (
@@ -24,21 +21,6 @@ MAMBA = (
     "Each decode sequence requires one Mamba cache block, so CUDA graph capture cannot proceed. "
     "Please lower max_num_seqs to at most {kv_cache_config.num_blocks} or increase gpu_memory_utilization."
 )
-
-
-@pytest.fixture(scope="session")
-def corpus_scan(corpus_bundle, session_cache):
-    """Scan a release of the corpus (once per session) and return its catalog as JSON data."""
-    done: dict[str, dict] = {}
-
-    def scan(rev: str) -> dict:
-        if rev not in done:
-            with BlobCache(session_cache / "analysis.sqlite") as cache:
-                catalog = scan_revision("vllm", resolve(str(corpus_bundle), rev, session_cache), cache)
-            done[rev] = json.loads(catalog_json(catalog))
-        return done[rev]
-
-    return scan
 
 
 def mamba_errors(catalog: dict) -> list[dict]:

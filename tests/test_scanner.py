@@ -111,6 +111,20 @@ def test_module_and_class_constants():
     assert sites[0].template == "too long; set --max-model-len"
 
 
+def test_dataclass_field_default_is_not_a_constant():
+    s = site(
+        """
+        @dataclass
+        class Params:
+            param_name: str = "max_tokens"
+            LIMIT: ClassVar[str] = "the limit"
+            def check(self):
+                raise ValueError(f"{self.param_name} is above {self.LIMIT}")
+        """
+    )
+    assert s.template == "{self.param_name} is above the limit"
+
+
 def test_constant_inside_fstring_is_inlined():
     s = site(
         """

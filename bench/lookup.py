@@ -1,0 +1,106 @@
+"""Lookup accuracy and speed, measured in one run.
+
+    python bench/lookup.py --source ../shared/corpus/vllm-releases.bundle --rev v0.33.0
+
+Accuracy: top-1 and top-3 on the real pastes in tests/data/pastes/ (an entry's
+`acceptable` ids count as right), and how many non-vLLM pastes got no vLLM match.
+Speed: the matcher's build time over every template of the scanned release, and
+p50/p99 latency for a one-line message and for a 200-line server log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from generator.cache import BlobCache  # noqa: E402
+from generator.catalog import catalog_json, scan_revision  # noqa: E402
+from generator.config import load_config  # noqa: E402
+from generator.lookup import matcher_from_catalogs  # noqa: E402
+from generator.sources import resolve  # noqa: E402
+
+PASTES = ROOT / "tests" / "data" / "pastes"
+MESSAGE = "ValueError: Total number of attention heads (28) must be divisible by tensor parallel size (8)."
+LOG_LINE = "(APIServer pid=1) INFO 11-18 18:07:{s:02d} [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: {n}.1 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.{n}%, Prefix cache hit rate: 0.0%"
+TRACEBACK = """(EngineCore_DP0 pid=316) ERROR 11-18 18:07:28 [core.py:710] EngineCore failed to start.
+(EngineCore_DP0 pid=316) ERROR 11-18 18:07:28 [core.py:710] Traceback (most recent call last):
+(EngineCore_DP0 pid=316) ERROR 11-18 18:07:28 [core.py:710]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 701, in run_engine_core
+(EngineCore_DP0 pid=316) ERROR 11-18 18:07:28 [core.py:710]     engine_core = EngineCoreProc(*args, **kwargs)
+(EngineCore_DP0 pid=316) ERROR 11-18 18:07:28 [core.py:710]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_planning.py", line 77, in check_enough_kv_cache_memory
+(EngineCore_DP0 pid=316) ERROR 11-18 18:07:28 [core.py:710]     raise ValueError(
+(EngineCore_DP0 pid=316) ERROR 11-18 18:07:28 [core.py:710] ValueError: To serve at least one request with the model's max seq len (131072), (16.0 GiB KV cache is needed, which is larger than the available KV cache memory (9.5 GiB). Based on the available memory, the estimated maximum model length is 77824. Try increasing `gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."""
+
+
+def log_of_200_lines() -> str:
+    tail = TRACEBACK.split("\n")
+    head = [LOG_LINE.format(s=i % 60, n=i % 10) for i in range(200 - len(tail))]
+    return "\n".join(head + tail)
+
+
+def latencies(matcher, text: str, runs: int) -> tuple[float, float]:
+    matcher.lookup(text)  # warm up
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        matcher.lookup(text)
+        times.append(time.perf_counter() - start)
+    times.sort()
+    return statistics.median(times) * 1000, times[int(len(times) * 0.99) - 1] * 1000
+
+
+def main() -> int:
+    config = load_config()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", default=config.source)
+    parser.add_argument("--rev", default=config.rev)
+    parser.add_argument("--cache-dir", type=Path, default=config.cache_dir)
+    parser.add_argument("--runs", type=int, default=300)
+    args = parser.parse_args()
+
+    with BlobCache(args.cache_dir / "analysis.sqlite") as cache:
+        catalog = json.loads(catalog_json(scan_revision("vllm", resolve(args.source, args.rev, args.cache_dir), cache)))
+    start = time.perf_counter()
+    matcher = matcher_from_catalogs([catalog])
+    build = time.perf_counter() - start
+
+    top1 = top3 = total = foreign_ok = foreign_total = 0
+    misses = []
+    for path in sorted(PASTES.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        matches, foreign = matcher.lookup(data["paste"], top=3)
+        ids = [m.error.id for m in matches]
+        if data["expected"]:
+            total += 1
+            right = {data["expected"], *data.get("acceptable", [])}
+            top1 += bool(ids) and ids[0] in right
+            top3 += bool(right & set(ids))
+            if not ids or ids[0] not in right:
+                misses.append(f"  {path.name}: got {ids[:1]}, want {data['expected']}")
+        else:
+            foreign_total += 1
+            foreign_ok += not matches and foreign is not None
+
+    message = latencies(matcher, MESSAGE, args.runs)
+    log = latencies(matcher, log_of_200_lines(), max(50, args.runs // 5))
+    print(f"{args.rev}: {len(matcher.errors)} errors, {len(matcher.entries)} templates")
+    print(f"index build        : {build * 1000:8.1f} ms")
+    print(f"top-1 accuracy     : {top1}/{total} = {top1 / total:.1%}   (goal >= 95%)")
+    print(f"top-3 accuracy     : {top3}/{total} = {top3 / total:.1%}")
+    print(f"non-vLLM pastes    : {foreign_ok}/{foreign_total} told apart, with no vLLM match")
+    print(f"one-line message   : p50 {message[0]:6.2f} ms   p99 {message[1]:6.2f} ms   (goal p50 <= 1 ms)")
+    print(f"200-line log       : p50 {log[0]:6.2f} ms   p99 {log[1]:6.2f} ms   (goal p50 <= 20 ms)")
+    if misses:
+        print("misses:")
+        print("\n".join(misses))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
