@@ -37,7 +37,7 @@ MAX_GRAMS_PER_ENTRY = 48
 STOP_GRAM_ENTRIES = 150  # a gram in more templates than this tells nothing
 MAX_CANDIDATES = 40
 MIN_LITERAL = 12  # templates with less literal text need their exception name beside them
-MIN_MATCHED = 24  # a longer template must show at least this much of itself
+MIN_MATCHED = 20  # a longer template must show at least this much of itself
 
 # --- cleaning --------------------------------------------------------------------------
 
@@ -77,6 +77,8 @@ def clean_paste(text: str) -> str:
         if "\\" not in text:
             break
         text = _JSON_ESCAPE.sub(_unescape, text)
+    # "\ud83d\ude80" came out as two halves: one code point again; a lone half is no text
+    text = _SURROGATES.sub(_join_surrogates, text)
     lines = []
     for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         line = raw
@@ -90,6 +92,16 @@ def clean_paste(text: str) -> str:
             continue  # an INFO or DEBUG log line: vLLM never reports a raised error there
         lines.append(line)
     return "\n".join(lines)
+
+
+_SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
+
+
+def _join_surrogates(match: re.Match) -> str:
+    pair = match.group(0)
+    if len(pair) == 2:
+        return chr(0x10000 + ((ord(pair[0]) - 0xD800) << 10) + (ord(pair[1]) - 0xDC00))
+    return "\ufffd"
 
 
 def _unescape(match: re.Match) -> str:
@@ -239,6 +251,8 @@ def chunk_segments(segments: list[str]) -> tuple[list[str], list[int]]:
             pieces = [squash_text(segment)]
         merged: list[str] = []
         for piece in pieces:
+            if not piece:
+                continue  # only quotes or backticks: nothing to find
             if merged and len(piece) < GRAM:
                 merged[-1] += piece  # a short tail joins the chunk before it
             else:
@@ -290,6 +304,7 @@ class Match:
     end: int = 0  # where the match ends in the cleaned paste
     value_spans: list[tuple[int, int]] = field(default_factory=list)
     wrapper: bool = False  # another match lies inside one of its values: it only wraps that one
+    holes: int = 0  # placeholders in the template
 
     @property
     def score(self) -> float:
@@ -305,6 +320,7 @@ class Match:
             self.score >= 0.9,
             self.matched - self.missing + 15 * (self.exception_agrees or self.frame) + 50 * self.frame,
             self.coverage,
+            -self.holes,  # of two templates that fit alike, the one with fewer holes says more
             self.in_last,
         )
 
@@ -543,7 +559,12 @@ class Matcher:
             # before it, with nothing more of the message after? Then only the first
             # part was pasted, or the user's release had a shorter message.
             common = _common_prefix(flat, pos, chunk)
-            at_end = rest <= 400 or _at_line_end(cleaned, origin[pos + common - 1] + 1 if pos + common else 0)
+            # After a hole the paste may stop anywhere: the value can be any length.
+            at_end = (
+                owners[i] != owners[i - 1]
+                or rest <= 400
+                or _at_line_end(cleaned, origin[pos + common - 1] + 1 if pos + common else 0)
+            )
             if at_end and not any(flat.find(c, pos) != -1 for c in chunks[i + 1 :]):
                 overlap = max(common, _longest_prefix_at_end(flat[pos:], chunk) if rest <= 400 else 0)
                 matched += overlap
@@ -579,6 +600,7 @@ class Matcher:
             matched=matched,
             missing=missing,
             coverage=matched / entry.literal,
+            holes=len(entry.holes),
             exception_agrees=exception_beside or (in_last and last[1].lower() == entry.exception),
             in_last=in_last,
         )
@@ -710,7 +732,7 @@ def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
             exception=exception,
             template=template,
             title=error_title(exception, template, has_message),
-            url=f"{site_url.rstrip('/')}/errors/{id_}/",
+            url=f"{site_url.rstrip('/')}/errors/{id_}/" if site_url else f"errors/{id_}/",
             versions=versions,
             sites=[{"path": p, "line": line, "function": f} for p, line, f in sites],
         )

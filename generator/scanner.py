@@ -19,7 +19,7 @@ import re
 import textwrap
 import tokenize
 import io
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from generator.messages import (
     Hole,

@@ -189,3 +189,15 @@ def test_lookup_command_says_when_nothing_matches(corpus_bundle, session_cache):
         capture_output=True, text=True, cwd=ROOT,
     )
     assert result.returncode == 1 and "No vLLM error at v0.33.0 matches" in result.stdout
+
+
+def test_a_segment_of_only_quotes_is_no_anchor():
+    m = tiny_matcher(("ValueError", "`{scoped_key}` must be a mapping of names to values"))
+    (match,), _ = m.lookup("TypeError: x\nValueError: `a.b` must be a mapping of names to values")
+    assert match.values == {}  # the hole opens the message: its extent is unknown
+    assert match.exception_agrees and match.start > 0
+
+
+def test_escaped_surrogate_pairs_become_one_character():
+    assert clean_paste('"\\ud83d\\ude80 go"') == '"\U0001f680 go"'
+    assert clean_paste('"\\ud83d go"') == '"\ufffd go"'

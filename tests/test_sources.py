@@ -6,7 +6,6 @@ import base64
 import hashlib
 import os
 import shutil
-import subprocess
 import zipfile
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 
 from generator.sources import BlobReader, Revision, SourceError, python_files, resolve
 from conftest import CORPUS_BUNDLE
-from gitrepo import GIT_ENV, commit_all, git, write
+from gitrepo import commit_all, git, write
 
 
 V1_FILES = {

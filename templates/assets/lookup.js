@@ -1,0 +1,1258 @@
+/*
+ * errorkb lookup in the browser: a pasted log, traceback or message → the vLLM errors it shows.
+ *
+ * A faithful port of generator/lookup.py (read its module docstring for the approach):
+ * clean_paste → squash with an origin map → 6-gram candidate index → in-order chunk
+ * verification with truncation and missing-chunk handling → wrappers, frame bonus,
+ * non-vLLM rules. The matcher is built from api/lookup-index.json (written by
+ * generator.lookup.compact_index); the rules that are data travel inside it, the rest
+ * is ported here. tests/test_browser.py checks that this file answers exactly as the
+ * Python matcher does.
+ *
+ * Python and JavaScript differ in ways that matter here, and this file makes up for them:
+ *  - Python strings are code points, JavaScript strings UTF-16 units. Every position,
+ *    length and slice of the matcher is counted in code points: text is turned into a
+ *    "slot form" where each astral code point (and each lone surrogate, which Python
+ *    keeps as a code point of its own, e.g. from a JSON "\ud83d\ude80") is one unit, a
+ *    lone high surrogate standing for it (see toSlots / fromSlots).
+ *  - Python's \w, \d, \s, \b and . are Unicode-aware and differ from JavaScript's;
+ *    Python-syntax patterns (ours and the index's) go through pyRegex, which rewrites them.
+ *  - str.split(), str.strip(), find(sub, start, end), rfind, round(x, 3) (half-even on
+ *    the binary value), stable sorts of tuples and html.unescape are ported as functions.
+ */
+(function () {
+  "use strict";
+
+  // --- where the site is ----------------------------------------------------------------
+
+  const SCRIPT_URL = (function () {
+    if (typeof document === "undefined") return "";
+    if (document.currentScript && document.currentScript.src) return document.currentScript.src;
+    const scripts = document.getElementsByTagName("script");
+    for (let i = scripts.length - 1; i >= 0; i--) {
+      if (/(?:^|\/)assets\/lookup\.js(?:[?#].*)?$/.test(scripts[i].src)) return scripts[i].src;
+    }
+    return document.baseURI;
+  })();
+  function resolve(path) {
+    try {
+      return new URL(path, SCRIPT_URL).href;
+    } catch (error) {
+      return path; // no page to resolve against (not a browser)
+    }
+  }
+  const INDEX_URL = resolve("../api/lookup-index.json");
+  const SITE_ROOT = resolve("../");
+
+  // --- constants (generator/lookup.py) ---------------------------------------------------
+
+  const INDEX_SCHEMA_VERSION = 1;
+  const MAX_TEXT_CHARS = 200000;
+  const MAX_GRAMS_PER_ENTRY = 48;
+  const STOP_GRAM_ENTRIES = 150;
+  const MAX_CANDIDATES = 40;
+  const MIN_LITERAL = 12;
+  const MIN_MATCHED = 20;
+  const WINDOW = 24;
+  const TITLE_WIDTH = 80;
+
+  // --- code points: the slot form -----------------------------------------------------------
+  //
+  // Slots are lone high surrogates (never a pair, as no low surrogate is ever used), in
+  // three ranges so that the rewritten \d and \w classes can include them: astral
+  // decimal digits, other astral letters and numbers, everything else.
+
+  const SLOT_RANGES = { digit: [0xd800, 0xd880], word: [0xd880, 0xda00], other: [0xda00, 0xdc00] };
+  const slotOfCp = new Map(); // code point → slot char
+  const cpOfSlot = new Map(); // slot unit → code point
+  const slotLower = new Map(); // slot char → slot char of its lower case, where it differs
+  const nextSlot = { digit: SLOT_RANGES.digit[0], word: SLOT_RANGES.word[0], other: SLOT_RANGES.other[0] };
+  const HAS_SURROGATE = /[\ud800-\udfff]/;
+
+  function slotFor(cp) {
+    let slot = slotOfCp.get(cp);
+    if (slot !== undefined) return slot;
+    let kind = "other";
+    if (cp > 0xffff) {
+      const ch = String.fromCodePoint(cp);
+      if (/\p{Nd}/u.test(ch)) kind = "digit";
+      else if (/[\p{L}\p{N}]/u.test(ch)) kind = "word";
+    }
+    let unit = nextSlot[kind];
+    if (unit < SLOT_RANGES[kind][1]) {
+      nextSlot[kind] = unit + 1;
+    } else {
+      unit = SLOT_RANGES[kind][1] - 1; // out of slots: share the last one (never seen in practice)
+    }
+    slot = String.fromCharCode(unit);
+    slotOfCp.set(cp, slot);
+    if (!cpOfSlot.has(unit)) cpOfSlot.set(unit, cp);
+    if (cp > 0xffff) {
+      const lower = String.fromCodePoint(cp).toLowerCase();
+      const lowerCp = lower.codePointAt(0);
+      if (lower.length && lowerCp !== cp) slotLower.set(slot, lowerCp > 0xffff ? slotFor(lowerCp) : lower);
+    }
+    return slot;
+  }
+
+  // The slots the index and the rules took stay; a paste's own are dropped before the next
+  // paste, so that slots run out only for a single paste with over 1024 distinct astral chars.
+  let slotMark = null;
+
+  function markSlots() {
+    slotMark = Object.assign({}, nextSlot);
+  }
+
+  function resetSlots() {
+    if (slotMark === null || Object.keys(nextSlot).every((kind) => nextSlot[kind] === slotMark[kind])) return;
+    const fresh = (unit) => Object.keys(SLOT_RANGES).some(
+      (kind) => unit >= slotMark[kind] && unit < SLOT_RANGES[kind][1],
+    );
+    for (const [cp, slot] of slotOfCp) {
+      const unit = slot.charCodeAt(0);
+      if (!fresh(unit)) continue;
+      slotOfCp.delete(cp);
+      slotLower.delete(slot);
+      cpOfSlot.delete(unit);
+    }
+    Object.assign(nextSlot, slotMark);
+  }
+
+  /** Text with each astral code point (or lone surrogate) as one unit. */
+  function toSlots(text) {
+    if (!HAS_SURROGATE.test(text)) return text;
+    let out = "";
+    for (const ch of text) {
+      const cp = ch.codePointAt(0);
+      out += cp > 0xffff || (cp >= 0xd800 && cp <= 0xdfff) ? slotFor(cp) : ch;
+    }
+    return out;
+  }
+
+  /**
+   * Python's _join_surrogates on a slot form: the two halves of an escaped surrogate
+   * pair become one code point again, and a lone half becomes U+FFFD.
+   */
+  function joinSurrogateSlots(text) {
+    if (!HAS_SURROGATE.test(text)) return text;
+    const half = (unit) => {
+      const cp = unit === undefined ? undefined : cpOfSlot.get(unit.charCodeAt(0));
+      return cp !== undefined && cp >= 0xd800 && cp <= 0xdfff ? cp : undefined;
+    };
+    let out = "";
+    for (let i = 0; i < text.length; i++) {
+      const first = half(text[i]);
+      if (first === undefined) {
+        out += text[i];
+        continue;
+      }
+      const second = half(text[i + 1]);
+      if (first <= 0xdbff && second !== undefined && second >= 0xdc00) {
+        out += slotFor(0x10000 + ((first - 0xd800) << 10) + (second - 0xdc00));
+        i += 1;
+      } else {
+        out += "\ufffd";
+      }
+    }
+    return out;
+  }
+
+  /** The real text of a slot form. */
+  function fromSlots(text) {
+    if (!HAS_SURROGATE.test(text)) return text;
+    return text.replace(/[\ud800-\udbff]/g, (unit) => {
+      const cp = cpOfSlot.get(unit.charCodeAt(0));
+      if (cp === undefined) return unit;
+      return cp > 0xffff ? String.fromCodePoint(cp) : String.fromCharCode(cp);
+    });
+  }
+
+  /** Python's str.lower() of a slot form. */
+  function lowerSlots(text) {
+    let low = text.toLowerCase();
+    if (slotLower.size && HAS_SURROGATE.test(low)) {
+      low = low.replace(/[\ud800-\udbff]/g, (slot) => slotLower.get(slot) || slot);
+    }
+    return low;
+  }
+
+  /** Python's code point order of two slot forms (for sorted()). */
+  function unitValue(unit) {
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const cp = cpOfSlot.get(unit);
+      return cp === undefined ? unit : cp;
+    }
+    return unit;
+  }
+
+  function compareCodePoints(a, b) {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      const x = a.charCodeAt(i), y = b.charCodeAt(i);
+      if (x !== y) return unitValue(x) - unitValue(y);
+    }
+    return a.length - b.length;
+  }
+
+  /** The last ``count`` code points of a JavaScript string (Python's text[-count:]). */
+  function lastCodePoints(text, count) {
+    if (text.length <= count) return text;
+    if (!HAS_SURROGATE.test(text)) return text.slice(text.length - count);
+    let i = text.length;
+    let taken = 0;
+    while (i > 0 && taken < count) {
+      const unit = text.charCodeAt(i - 1);
+      if (unit >= 0xdc00 && unit <= 0xdfff && i >= 2) {
+        const lead = text.charCodeAt(i - 2);
+        if (lead >= 0xd800 && lead <= 0xdbff) i -= 1; // a pair is one code point
+      }
+      i -= 1;
+      taken += 1;
+    }
+    return text.slice(i);
+  }
+
+  // --- Python's string methods ---------------------------------------------------------------
+
+  // str.isspace(): what str.split(), str.strip() and re's \s treat as whitespace
+  const PY_SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+  const PY_SPACE_RUN = new RegExp("[" + PY_SPACE + "]+");
+  const PY_SPACE_LEAD = new RegExp("^[" + PY_SPACE + "]+");
+  const PY_SPACE_TAIL = new RegExp("[" + PY_SPACE + "]+$");
+
+  /** str.split() */
+  function pySplit(text) {
+    return text.split(PY_SPACE_RUN).filter((word) => word !== "");
+  }
+
+  /** str.strip() */
+  function pyStrip(text) {
+    return text.replace(PY_SPACE_LEAD, "").replace(PY_SPACE_TAIL, "");
+  }
+
+  /** str.strip(chars) and str.rstrip(chars) */
+  function pyStripChars(text, chars) {
+    let a = 0, b = text.length;
+    while (a < b && chars.includes(text[a])) a++;
+    while (b > a && chars.includes(text[b - 1])) b--;
+    return text.slice(a, b);
+  }
+
+  function pyRstripChars(text, chars) {
+    let b = text.length;
+    while (b > 0 && chars.includes(text[b - 1])) b--;
+    return text.slice(0, b);
+  }
+
+  /** str.find(sub, start, end) for 0 <= start */
+  function pyFind(text, sub, start, end) {
+    const n = text.length;
+    if (end === undefined || end > n) end = n;
+    if (start > n || end - start < sub.length) return -1;
+    const at = text.indexOf(sub, start);
+    return at !== -1 && at + sub.length <= end ? at : -1;
+  }
+
+  /** str.startswith(prefix, start) for 0 <= start */
+  function pyStartsWith(text, prefix, start) {
+    return start <= text.length && text.startsWith(prefix, start);
+  }
+
+  /** str.rfind(sub, start, end) */
+  function pyRfind(text, sub, start, end) {
+    if (end > text.length) end = text.length;
+    if (end - start < sub.length) return -1;
+    const at = text.lastIndexOf(sub, end - sub.length);
+    return at >= start ? at : -1;
+  }
+
+  /** round(x, 3): the binary value rounded to 3 decimals, ties to even. */
+  function pyRound3(x) {
+    if (!Number.isFinite(x)) return x;
+    const sixteenths = x * 16; // exact; a tie at the 4th decimal is an odd number of sixteenths
+    if (Number.isInteger(sixteenths) && sixteenths % 2 !== 0) {
+      const low = Math.floor(x * 1000); // x * 1000 is exact here (k * 62.5)
+      return (low % 2 === 0 ? low : low + 1) / 1000;
+    }
+    return Number(x.toFixed(3));
+  }
+
+  /** f"{x:.2f}": ties to even, as Python formats (display only). */
+  function pyFixed2(x) {
+    const eighths = x * 8; // exact; a tie at the 3rd decimal is an odd number of eighths
+    if (Number.isInteger(eighths) && eighths % 2 !== 0) {
+      const low = Math.floor(x * 100); // exact here (k * 12.5)
+      return ((low % 2 === 0 ? low : low + 1) / 100).toFixed(2);
+    }
+    return x.toFixed(2);
+  }
+
+  function compareTuples(a, b) {
+    for (let i = 0; i < a.length; i++) {
+      if (a[i] < b[i]) return -1;
+      if (a[i] > b[i]) return 1;
+    }
+    return 0;
+  }
+
+  // --- Python regular expressions in JavaScript ----------------------------------------------
+
+  const W_CLASS = "\\p{L}\\p{N}_\\ud800-\\ud9ff"; // Python's \w (letters, numbers, _), slots included
+  const D_CLASS = "\\p{Nd}\\ud800-\\ud87f"; // Python's \d
+  const WORD = "[" + W_CLASS + "]";
+  const JS_SYNTAX = "^$\\.*+?()[]{}|/";
+
+  function escapeCp(cp) {
+    if (cp > 0xffff || (cp >= 0xd800 && cp <= 0xdfff)) cp = slotFor(cp).charCodeAt(0);
+    return "\\u" + cp.toString(16).padStart(4, "0");
+  }
+
+  /**
+   * A JavaScript RegExp that matches as Python's re does (str patterns, Unicode),
+   * on slot-form text. Supports what the index and this file use, and the usual rest.
+   */
+  function pyRegex(source, pyFlags, jsFlags) {
+    let flags = pyFlags || "";
+    let i = 0;
+    const inline = /^\(\?([aiLmsux]+)\)/.exec(source);
+    if (inline) {
+      flags += inline[1];
+      i = inline[0].length;
+    }
+    if (flags.includes("x")) throw new Error("verbose patterns are not supported");
+    const dotall = flags.includes("s");
+    const multiline = flags.includes("m");
+    // re.I makes i, I, ı and İ one letter; JavaScript's case folding keeps the dotless and dotted apart
+    const ignore = flags.includes("i");
+    const TURKIC = "iI\u0131\u0130";
+    let classStart = 0;
+    const n = source.length;
+    let out = "";
+    let inClass = false;
+    let classFirst = false;
+    while (i < n) {
+      const c = source[i];
+      if (c === "\\") {
+        const d = source[i + 1];
+        i += 2;
+        if (d === undefined) throw new Error("bad escape at the end of the pattern");
+        if (d === "w") out += inClass ? W_CLASS : WORD;
+        else if (d === "W") out += inClass ? "\\W" : "[^" + W_CLASS + "]"; // in a class: ASCII only
+        else if (d === "d") out += inClass ? D_CLASS : "[" + D_CLASS + "]";
+        else if (d === "D") out += inClass ? "\\P{Nd}" : "[^" + D_CLASS + "]";
+        else if (d === "s") out += inClass ? PY_SPACE : "[" + PY_SPACE + "]";
+        else if (d === "S") out += inClass ? "\\P{White_Space}" : "[^" + PY_SPACE + "]";
+        else if (d === "b") out += inClass ? "\\b" : `(?:(?<=${WORD})(?!${WORD})|(?<!${WORD})(?=${WORD}))`;
+        else if (d === "B" && !inClass) out += `(?:(?<=${WORD})(?=${WORD})|(?<!${WORD})(?!${WORD}))`;
+        else if (d === "A" && !inClass) out += "(?<![\\s\\S])";
+        else if (d === "Z" && !inClass) out += "(?![\\s\\S])";
+        else if (d === "a") out += "\\x07";
+        else if (d === "x") {
+          const hex = source.slice(i, i + 2);
+          out += escapeCp(parseInt(hex, 16));
+          i += 2;
+        } else if (d === "u") {
+          out += escapeCp(parseInt(source.slice(i, i + 4), 16));
+          i += 4;
+        } else if (d === "U") {
+          out += escapeCp(parseInt(source.slice(i, i + 8), 16));
+          i += 8;
+        } else if (d === "0" || (inClass && d >= "1" && d <= "7")) {
+          let digits = d;
+          while (digits.length < 3 && /[0-7]/.test(source[i] || "")) digits += source[i++];
+          out += escapeCp(parseInt(digits, 8));
+        } else if (d >= "1" && d <= "9") {
+          let digits = d;
+          if (/[0-9]/.test(source[i] || "")) digits += source[i++];
+          out += "\\" + digits;
+        } else if ("fnrtv".includes(d)) out += "\\" + d;
+        else if (/[A-Za-z0-9]/.test(d)) throw new Error("unsupported escape \\" + d);
+        else if (JS_SYNTAX.includes(d) || (inClass && d === "-")) out += "\\" + d;
+        else out += escapeCp(source.codePointAt(i - 1));
+        if (source.codePointAt(i - 1) > 0xffff) i += 1;
+        classFirst = false;
+        continue;
+      }
+      const cp = source.codePointAt(i);
+      if (ignore && !inClass && TURKIC.includes(c)) {
+        out += "[" + TURKIC + "]";
+        i += 1;
+        continue;
+      }
+      if (cp > 0xffff) {
+        out += escapeCp(cp);
+        i += 2;
+        classFirst = false;
+        continue;
+      }
+      if (inClass) {
+        if (c === "]" && !classFirst) {
+          inClass = false;
+          if (ignore) {
+            const set = new RegExp("^[" + out.slice(classStart) + "]$", "ui");
+            if (Array.from(TURKIC).some((letter) => set.test(letter))) out += TURKIC;
+          }
+          out += "]";
+        } else if (c === "]" || c === "[") {
+          out += "\\" + c;
+        } else {
+          out += c;
+        }
+        classFirst = false;
+        i += 1;
+        continue;
+      }
+      if (c === "[") {
+        inClass = true;
+        out += "[";
+        i += 1;
+        if (source[i] === "^") {
+          out += "^";
+          i += 1;
+        }
+        classStart = out.length;
+        classFirst = true;
+        continue;
+      }
+      if (c === ".") out += dotall ? "[\\s\\S]" : "[^\\n]";
+      else if (c === "$") out += multiline ? "(?=\\n|(?![\\s\\S]))" : "(?=\\n?(?![\\s\\S]))";
+      else if (c === "^") out += multiline ? "(?:(?<![\\s\\S])|(?<=\\n))" : "^";
+      else if (c === "{") {
+        const quant = /^\{(\d*)(?:(,)(\d*))?\}/.exec(source.slice(i));
+        if (quant && (quant[1] || quant[3]) && (quant[1] !== "" || quant[2])) {
+          out += "{" + (quant[1] || "0") + (quant[2] ? "," + quant[3] : "") + "}";
+          i += quant[0].length;
+          continue;
+        }
+        out += "\\{";
+      } else if (c === "}") out += "\\}";
+      else if (c === "(" && source.startsWith("(?P<", i)) {
+        out += "(?<";
+        i += 4;
+        continue;
+      } else if (c === "(" && source.startsWith("(?P=", i)) {
+        const close = source.indexOf(")", i);
+        out += "\\k<" + source.slice(i + 4, close) + ">";
+        i = close + 1;
+        continue;
+      } else if (c === "(" && source.startsWith("(?#", i)) {
+        i = source.indexOf(")", i) + 1;
+        continue;
+      } else out += c;
+      i += 1;
+    }
+    return new RegExp(out, "u" + (flags.includes("i") ? "i" : "") + (jsFlags || ""));
+  }
+
+  // --- cleaning --------------------------------------------------------------------------------
+
+  const CONTROL = pyRegex(String.raw`[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]`, "", "g");
+  const JSON_ESCAPE = pyRegex(String.raw`\\(u[0-9a-fA-F]{4}|[nrt\"'\\/])`, "", "g");
+  const CHARREF = pyRegex(String.raw`&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)`, "", "g");
+  const EXCEPTION_LINE = pyRegex(
+    String.raw`^(?:[\w.]+\.)?(\w*(?:Error|Exception|Exit|Interrupt|Warning)|AssertionError)(?:\((\w+)\))?(?::\s?(.*))?$`,
+  );
+  const FRAME = pyRegex(String.raw`File "([^"]+)", line (\d+), in ([\w<>.]+)`, "", "g");
+  const HOLE = /\{[^}]*\}/g;
+  const ALNUM = /[\p{L}\p{N}]/u;
+  const QUOTES = /[\u2018\u2019\u201c\u201d"]/g;
+  const DROP_RUN = /[\t\n\x0b\x0c\r \u00a0`']+/g;
+
+  // html.unescape
+  const INVALID_CHARREFS = {
+    0x00: "\ufffd", 0x0d: "\r", 0x80: "\u20ac", 0x81: "\x81", 0x82: "\u201a", 0x83: "\u0192", 0x84: "\u201e",
+    0x85: "\u2026", 0x86: "\u2020", 0x87: "\u2021", 0x88: "\u02c6", 0x89: "\u2030", 0x8a: "\u0160", 0x8b: "\u2039",
+    0x8c: "\u0152", 0x8d: "\x8d", 0x8e: "\u017d", 0x8f: "\x8f", 0x90: "\x90", 0x91: "\u2018", 0x92: "\u2019",
+    0x93: "\u201c", 0x94: "\u201d", 0x95: "\u2022", 0x96: "\u2013", 0x97: "\u2014", 0x98: "\u02dc", 0x99: "\u2122",
+    0x9a: "\u0161", 0x9b: "\u203a", 0x9c: "\u0153", 0x9d: "\x9d", 0x9e: "\u017e", 0x9f: "\u0178",
+  };
+
+  function invalidCodepoint(num) {
+    return (
+      (num >= 0x1 && num <= 0x8) || num === 0xb || (num >= 0xe && num <= 0x1f) || (num >= 0x7f && num <= 0x9f) ||
+      (num >= 0xfdd0 && num <= 0xfdef) || (num & 0xfffe) === 0xfffe
+    );
+  }
+
+  const ENTITY_FALLBACK = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" };
+  const entityCache = new Map();
+
+  /** The browser's reading of "&" + name (ASCII letters and digits, maybe a ";"): as HTML5 reads it. */
+  function decodeEntity(name) {
+    let text = entityCache.get(name);
+    if (text !== undefined) return text;
+    if (typeof DOMParser !== "undefined") {
+      // An inert document: nothing in it runs or loads; the name holds no markup anyway.
+      text = new DOMParser().parseFromString("<!DOCTYPE html><body>&" + name, "text/html").body.textContent;
+    } else {
+      const bare = name.replace(/;$/, "");
+      text = bare in ENTITY_FALLBACK ? ENTITY_FALLBACK[bare] : "&" + name;
+    }
+    entityCache.set(name, text);
+    return text;
+  }
+
+  function replaceCharref(whole, ref) {
+    if (ref[0] === "#") {
+      const hex = ref[1] === "x" || ref[1] === "X";
+      const digits = pyRstripChars(ref.slice(hex ? 2 : 1), ";").replace(/^0+(?=.)/, "");
+      const num = digits.length > 8 ? Infinity : parseInt(digits, hex ? 16 : 10);
+      if (num in INVALID_CHARREFS) return INVALID_CHARREFS[num];
+      if ((num >= 0xd800 && num <= 0xdfff) || num > 0x10ffff) return "\ufffd";
+      if (invalidCodepoint(num)) return "";
+      return num > 0xffff ? slotFor(num) : String.fromCharCode(num);
+    }
+    // Entity names are ASCII letters and digits (and a final ";"): the longest prefix
+    // of the reference that names one is replaced, exactly what the browser does too.
+    const run = /^[A-Za-z0-9]*/.exec(ref)[0];
+    const name = ref === run + ";" ? ref : run;
+    const decoded = name ? toSlots(decodeEntity(name)) : "&";
+    return decoded + ref.slice(name.length);
+  }
+
+  function htmlUnescape(text) {
+    if (!text.includes("&")) return text;
+    return text.replace(CHARREF, replaceCharref);
+  }
+
+  function jsonUnescape(whole, code) {
+    if (code[0] === "u") {
+      const unit = parseInt(code.slice(1), 16);
+      // a surrogate half stays a half here, as in Python; joinSurrogateSlots pairs them up
+      return unit >= 0xd800 && unit <= 0xdfff ? slotFor(unit) : String.fromCharCode(unit);
+    }
+    return code === "n" || code === "r" ? "\n" : code === "t" ? "\t" : code;
+  }
+
+  function errorTitle(exception, template, hasMessage, width) {
+    width = width === undefined ? TITLE_WIDTH : width;
+    if (!hasMessage || !template) return exception;
+    let text = pySplit(toSlots(template)).join(" ");
+    if (text.length > width) {
+      const head = text.slice(0, width);
+      const space = head.lastIndexOf(" ");
+      const cut = space === -1 ? head : head.slice(0, space);
+      text = pyRstripChars(cut || head, " .,:;") + " …";
+    }
+    return exception + ": " + fromSlots(text);
+  }
+
+  // --- squashing -------------------------------------------------------------------------------
+
+  class Origin {
+    constructor(starts, shifts) {
+      this.starts = starts;
+      this.shifts = shifts;
+    }
+
+    get(index) {
+      const starts = this.starts;
+      let lo = 0, hi = starts.length; // bisect_right
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (index < starts[mid]) hi = mid;
+        else lo = mid + 1;
+      }
+      return index + (lo ? this.shifts[lo - 1] : 0);
+    }
+  }
+
+  function fold(text) {
+    return lowerSlots(text.replace(QUOTES, "'"));
+  }
+
+  /** squash(): the text without whitespace, backticks or quotes, lower case; and its origin map. */
+  function squash(text) {
+    let folded = fold(text);
+    if (folded.length !== text.length) {
+      let perChar = "";
+      for (let i = 0; i < text.length; i++) perChar += fold(text[i])[0] || text[i];
+      folded = perChar;
+    }
+    const starts = [];
+    const shifts = [];
+    let dropped = 0;
+    for (const run of folded.matchAll(DROP_RUN)) {
+      const end = run.index + run[0].length;
+      dropped += run[0].length;
+      starts.push(end - dropped);
+      shifts.push(dropped);
+    }
+    return [folded.replace(DROP_RUN, ""), new Origin(starts, shifts)];
+  }
+
+  function squashText(text) {
+    return fold(text).replace(DROP_RUN, "");
+  }
+
+  // --- templates ---------------------------------------------------------------------------------
+
+  function splitTemplate(template) {
+    const segments = [""];
+    const holes = [];
+    let i = 0;
+    const n = template.length;
+    while (i < n) {
+      const ch = template[i];
+      if (ch === "{" && template.startsWith("{{", i)) {
+        segments[segments.length - 1] += "{";
+        i += 2;
+      } else if (ch === "}" && template.startsWith("}}", i)) {
+        segments[segments.length - 1] += "}";
+        i += 2;
+      } else if (ch === "{") {
+        let depth = 0, j = i, quote = "";
+        while (j < n) {
+          const c = template[j];
+          if (quote) {
+            if (c === "\\") {
+              j += 2;
+              continue;
+            }
+            if (c === quote) quote = "";
+          } else if (c === '"' || c === "'") {
+            quote = c;
+          } else if (c === "{") {
+            depth += 1;
+          } else if (c === "}") {
+            depth -= 1;
+            if (depth === 0) break;
+          }
+          j += 1;
+        }
+        holes.push(template.slice(i + 1, j));
+        segments.push("");
+        i = j + 1;
+      } else {
+        segments[segments.length - 1] += ch;
+        i += 1;
+      }
+    }
+    return [segments, holes];
+  }
+
+  function holeName(source) {
+    let depth = 0, quote = "";
+    for (let i = 0; i < source.length; i++) {
+      const c = source[i];
+      if (quote) {
+        if (c === quote) quote = "";
+      } else if (c === '"' || c === "'") {
+        quote = c;
+      } else if ("([{".includes(c)) {
+        depth += 1;
+      } else if (")]}".includes(c)) {
+        depth -= 1;
+      } else if (
+        depth === 0 &&
+        (c === ":" || (c === "!" && ["r", "s", "a"].includes(source.slice(i + 1, i + 2)) && ["", ":"].includes(source.slice(i + 2, i + 3))))
+      ) {
+        return source.slice(0, i);
+      }
+    }
+    return source;
+  }
+
+  // --- the matcher ---------------------------------------------------------------------------------
+
+  class Match {
+    constructor(error, fields) {
+      this.error = error;
+      this.values = fields.values || new Map();
+      this.start = fields.start;
+      this.matched = fields.matched || 0;
+      this.missing = fields.missing || 0;
+      this.coverage = fields.coverage || 0;
+      this.exceptionAgrees = !!fields.exceptionAgrees;
+      this.inLast = !!fields.inLast;
+      this.frame = !!fields.frame;
+      this.end = fields.end || 0;
+      this.valueSpans = fields.valueSpans || [];
+      this.wrapper = false;
+      this.holes = fields.holes || 0; // placeholders in the template
+    }
+
+    get score() {
+      if (this.matched) return pyRound3(this.matched / Math.max(1, this.matched + this.missing));
+      return 0.5 * this.frame;
+    }
+
+    get rankKey() {
+      return [
+        this.wrapper ? 0 : 1,
+        this.score >= 0.9 ? 1 : 0,
+        this.matched - this.missing + 15 * (this.exceptionAgrees || this.frame ? 1 : 0) + 50 * (this.frame ? 1 : 0),
+        this.coverage,
+        -this.holes, // of two templates that fit alike, the one with fewer holes says more
+        this.inLast ? 1 : 0,
+      ];
+    }
+
+    toJSON() {
+      const e = this.error;
+      const values = {};
+      for (const [name, value] of this.values) {
+        Object.defineProperty(values, name, { value: value, enumerable: true, writable: true, configurable: true });
+      }
+      return {
+        id: e.id,
+        exception: e.exception,
+        template: e.template,
+        title: e.title,
+        url: e.url,
+        score: this.score,
+        coverage: pyRound3(this.coverage),
+        versions: e.versions.slice(),
+        sites: e.sites.map((s) => ({ path: s.path, line: s.line })),
+        values: values,
+      };
+    }
+  }
+
+  class Matcher {
+    constructor(index) {
+      if (!index || index.schema_version !== INDEX_SCHEMA_VERSION) {
+        throw new Error("unknown lookup index schema " + (index && index.schema_version));
+      }
+      const rules = index.rules;
+      this.gram = rules.gram;
+      this.chunkWords = rules.chunk_words;
+      this.ansi = pyRegex(rules.ansi, "", "g");
+      this.linePrefixes = rules.line_prefixes.map((source) => pyRegex(source));
+      this.chatter = pyRegex(rules.chatter);
+      this.chatterKeep = pyRegex(rules.chatter_keep, "i");
+      this.foreignPackages = rules.foreign_packages.slice();
+      this.notVllmRules = rules.not_vllm.map(([source, keywords, pattern, flags, reason, weak]) => ({
+        source,
+        keywords: keywords.map(toSlots),
+        pattern: pyRegex(pattern, flags, "g"),
+        reason,
+        weak: !!weak,
+      }));
+
+      this.errors = [];
+      this.entries = [];
+      this.index = new Map();
+      this.short = [];
+      this.byLocation = new Map();
+      index.errors.forEach((row, number) => {
+        const [id, exception, template, hasMessage, versions, sites, forms] = row;
+        const error = {
+          id,
+          exception,
+          template,
+          title: errorTitle(exception, template, hasMessage),
+          url: "errors/" + id + "/",
+          versions,
+          sites: sites.map(([path, line, fn]) => ({ path, line, function: fn })),
+          exceptionLow: lowerSlots(toSlots(exception)),
+          number,
+        };
+        this.errors.push(error);
+        for (const site of error.sites) {
+          const parts = site.function.split(".");
+          const key = site.path + "\u0000" + parts[parts.length - 1];
+          if (!this.byLocation.has(key)) this.byLocation.set(key, []);
+          this.byLocation.get(key).push(number);
+        }
+        for (const form of forms) {
+          if (form) this.add(number, exception, form);
+        }
+      });
+      for (const [gram, entries] of this.index) {
+        if (entries.length > STOP_GRAM_ENTRIES) this.index.delete(gram);
+      }
+      markSlots();
+    }
+
+    chunkSegments(segments) {
+      const chunks = [];
+      const owners = [];
+      segments.forEach((segment, number) => {
+        const words = pySplit(segment);
+        let pieces = [];
+        for (let i = 0; i < words.length; i += this.chunkWords) {
+          pieces.push(squashText(words.slice(i, i + this.chunkWords).join(" ")));
+        }
+        if (!words.length && squashText(segment)) pieces = [squashText(segment)];
+        const merged = [];
+        for (const piece of pieces) {
+          if (!piece) continue; // only quotes or backticks: nothing to find
+          if (merged.length && piece.length < this.gram) merged[merged.length - 1] += piece;
+          else merged.push(piece);
+        }
+        for (const chunk of merged) {
+          chunks.push(chunk);
+          owners.push(number);
+        }
+      });
+      return [chunks, owners];
+    }
+
+    add(error, exception, template) {
+      const [segments, holes] = splitTemplate(toSlots(template));
+      const [chunks, owners] = this.chunkSegments(segments);
+      let literal = 0;
+      for (const chunk of chunks) literal += chunk.length;
+      if (literal === 0) return;
+      const number = this.entries.length;
+      const entry = {
+        error,
+        chunks,
+        segmentOf: owners,
+        holes: holes.map((hole) => fromSlots(holeName(hole))),
+        literal,
+        exception: lowerSlots(toSlots(exception)),
+        grams: 0,
+      };
+      this.entries.push(entry);
+      const unique = new Set();
+      const g = this.gram;
+      for (const chunk of chunks) {
+        for (let i = 0; i + g <= chunk.length; i++) unique.add(chunk.slice(i, i + g));
+      }
+      let grams = Array.from(unique);
+      if (grams.some((gram) => HAS_SURROGATE.test(gram))) grams.sort(compareCodePoints);
+      else grams.sort();
+      if (!grams.length) {
+        this.short.push(number);
+        return;
+      }
+      if (grams.length > MAX_GRAMS_PER_ENTRY) {
+        const step = grams.length / MAX_GRAMS_PER_ENTRY;
+        const sampled = [];
+        for (let i = 0; i < MAX_GRAMS_PER_ENTRY; i++) sampled.push(grams[Math.floor(i * step)]);
+        grams = sampled;
+      }
+      entry.grams = grams.length;
+      for (const gram of grams) {
+        let list = this.index.get(gram);
+        if (!list) this.index.set(gram, (list = []));
+        list.push(number);
+      }
+    }
+
+    // --- cleaning (the parts that depend on the index's rules) ---
+
+    cleanPaste(text) {
+      text = toSlots(lastCodePoints(text, MAX_TEXT_CHARS));
+      text = text.replace(this.ansi, "");
+      text = text.replace(CONTROL, "");
+      if (text.includes("&")) text = htmlUnescape(text);
+      for (let round = 0; round < 3; round++) {
+        if (!text.includes("\\")) break;
+        text = text.replace(JSON_ESCAPE, jsonUnescape);
+      }
+      text = joinSurrogateSlots(text);
+      const lines = [];
+      for (const raw of text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n")) {
+        let line = raw;
+        for (let round = 0; round < 6; round++) {
+          const before = line;
+          for (const pattern of this.linePrefixes) line = line.replace(pattern, "");
+          if (line === before) break;
+        }
+        if (this.chatter.test(raw) && !this.chatterKeep.test(raw)) continue;
+        lines.push(line);
+      }
+      return lines.join("\n");
+    }
+
+    lastException(cleaned) {
+      let found = null;
+      let pos = 0;
+      for (const line of cleaned.split("\n")) {
+        const m = EXCEPTION_LINE.exec(pyStrip(line));
+        if (m) found = [pos, m[2] || m[1]];
+        pos += line.length + 1;
+      }
+      return found;
+    }
+
+    notVllm(cleaned, weak) {
+      let best = null;
+      const low = cleaned.toLowerCase();
+      for (const rule of this.notVllmRules) {
+        if ((rule.weak && !weak) || !rule.keywords.some((k) => low.includes(k))) continue;
+        for (const m of cleaned.matchAll(rule.pattern)) {
+          let lineEnd = cleaned.indexOf("\n", m.index);
+          if (lineEnd === -1) lineEnd = cleaned.length;
+          if (best === null || lineEnd > best[0]) best = [lineEnd, rule.source, rule.reason];
+        }
+      }
+      return best;
+    }
+
+    foreignFrame(frames) {
+      if (!frames.length) return null;
+      const path = frames[frames.length - 1][0].replace(/\\/g, "/");
+      for (const pkg of this.foreignPackages) {
+        if (path.includes("/" + pkg + "/") && !path.includes("/vllm/")) {
+          return [0, pkg, "the traceback ends in " + pkg + "'s own code (" + path.slice(path.lastIndexOf("/") + 1) + ")"];
+        }
+      }
+      return null;
+    }
+
+    // --- querying ---
+
+    lookup(text, top) {
+      if (top === undefined) top = 5;
+      resetSlots();
+      const cleaned = this.cleanPaste(String(text));
+      const [flat, origin] = squash(cleaned);
+      if (!flat) return { matches: [], not_vllm: null };
+      const last = this.lastException(cleaned);
+      const frames = [];
+      for (const m of cleaned.matchAll(FRAME)) frames.push([fromSlots(m[1]), fromSlots(m[3])]);
+
+      const g = this.gram;
+      const seen = new Set();
+      const counts = new Map();
+      for (let i = 0; i + g <= flat.length; i++) {
+        const gram = flat.slice(i, i + g);
+        if (seen.has(gram)) continue;
+        seen.add(gram);
+        const list = this.index.get(gram);
+        if (!list) continue;
+        for (const e of list) counts.set(e, (counts.get(e) || 0) + 1);
+      }
+      const entries = this.entries;
+      const ranked = [];
+      for (const [e, n] of counts) {
+        if (n * 5 >= entries[e].grams || n >= 8) ranked.push([-n / entries[e].grams, -n, e]);
+      }
+      ranked.sort(compareTuples);
+      const candidates = ranked.slice(0, MAX_CANDIDATES).map((r) => r[2]).concat(this.short);
+
+      const results = new Map();
+      for (const number of candidates) {
+        const found = this.verify(number, flat, origin, cleaned, last);
+        if (found === null) continue;
+        const error = entries[number].error;
+        const previous = results.get(error);
+        if (previous === undefined || compareTuples(found.rankKey, previous.rankKey) > 0) results.set(error, found);
+      }
+      this.frameBonus(results, frames, last);
+      const found = Array.from(results.values());
+      for (const outer of found) {
+        outer.wrapper = outer.valueSpans.some(([a, b]) =>
+          found.some((inner) => inner !== outer && a <= inner.start && inner.end <= b && inner.score >= 0.9),
+        );
+      }
+      // sorted(reverse=True) is stable: equal keys keep their order
+      let best = found
+        .map((match) => [match, match.rankKey])
+        .sort((x, y) => compareTuples(y[1], x[1]))
+        .map((pair) => pair[0]);
+
+      const foreign = this.notVllm(cleaned, !best.length) || (best.length ? null : this.foreignFrame(frames));
+      if (foreign !== null) {
+        best = best.filter((match) => match.frame);
+        return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: { source: foreign[1], reason: foreign[2] } };
+      }
+      return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null };
+    }
+
+    verify(number, flat, origin, cleaned, last) {
+      const entry = this.entries[number];
+      let best = null;
+      let skipped = 0;
+      for (let first = 0; first < Math.min(3, entry.chunks.length); first++) {
+        const anchor = entry.chunks[first];
+        let start = pyFind(flat, anchor, 0);
+        let tries = 0;
+        while (start !== -1 && tries < 6) {
+          tries += 1;
+          const found = this.walk(entry, first, start, skipped, flat, origin, cleaned, last);
+          if (found !== null && (best === null || compareTuples(found.rankKey, best.rankKey) > 0)) best = found;
+          start = pyFind(flat, anchor, start + 1);
+        }
+        if (best !== null) break;
+        skipped += anchor.length;
+      }
+      return best;
+    }
+
+    walk(entry, first, start, skipped, flat, origin, cleaned, last) {
+      const chunks = entry.chunks;
+      const owners = entry.segmentOf;
+      let matched = chunks[first].length;
+      let missing = skipped;
+      let truncated = false;
+      const bounds = new Array(chunks.length).fill(null);
+      bounds[first] = [start, start + chunks[first].length];
+      let pos = start + chunks[first].length;
+      let slack = 0;
+      for (let i = first + 1; i < chunks.length; i++) {
+        const chunk = chunks[i];
+        let at;
+        if (owners[i] !== owners[i - 1]) at = pyFind(flat, chunk, pos);
+        else if (pyStartsWith(flat, chunk, pos)) at = pos;
+        else at = pyFind(flat, chunk, pos, pos + slack + WINDOW + chunk.length);
+        if (at !== -1) {
+          if (owners[i] === owners[i - 1]) missing += Math.floor((at - pos) / 2);
+          bounds[i] = [at, at + chunk.length];
+          matched += chunk.length;
+          pos = at + chunk.length;
+          slack = 0;
+          continue;
+        }
+        const rest = flat.length - pos;
+        const common = commonPrefix(flat, pos, chunk);
+        // After a hole the paste may stop anywhere: the value can be any length.
+        const atEnd =
+          owners[i] !== owners[i - 1] ||
+          rest <= 400 ||
+          atLineEnd(cleaned, pos + common ? origin.get(pos + common - 1) + 1 : 0);
+        if (atEnd && !chunks.slice(i + 1).some((c) => pyFind(flat, c, pos) !== -1)) {
+          const overlap = Math.max(common, rest <= 400 ? longestPrefixAtEnd(flat.slice(pos), chunk) : 0);
+          matched += overlap;
+          if (overlap) bounds[i] = overlap === common ? [pos, pos + overlap] : [flat.length - overlap, flat.length];
+          truncated = true;
+          break;
+        }
+        missing += chunk.length;
+        slack += chunk.length;
+      }
+      if (matched < Math.min(entry.literal, MIN_MATCHED)) return null;
+      const begin = start;
+      const prefix = flat.slice(Math.max(0, begin - entry.exception.length - 1), begin);
+      const exceptionBeside = prefix === entry.exception + ":";
+      if (entry.literal < MIN_LITERAL && !exceptionBeside) {
+        // a short message alone is only trusted as a whole line of the paste
+        const at = origin.get(begin);
+        const lineStart = pyRfind(cleaned, "\n", 0, at) + 1;
+        const lineEnd = cleaned.indexOf("\n", at);
+        const line = cleaned.slice(lineStart, lineEnd !== -1 ? lineEnd : cleaned.length);
+        if (squashText(line) !== chunks.join("")) return null;
+      }
+      if (matched < 2 * missing || (matched < entry.literal / 2 && !truncated)) return null;
+      const inLast = last !== null && origin.get(begin) >= last[0];
+      let end = -Infinity;
+      for (const b of bounds) if (b !== null && b[1] > end) end = b[1];
+      const [values, spans] = this.values(entry, bounds, origin, cleaned);
+      return new Match(this.errors[entry.error], {
+        values,
+        valueSpans: spans,
+        start: origin.get(begin),
+        end: origin.get(end - 1) + 1,
+        matched,
+        missing,
+        coverage: matched / entry.literal,
+        holes: entry.holes.length,
+        exceptionAgrees: exceptionBeside || (inLast && lowerSlots(last[1]) === entry.exception),
+        inLast,
+      });
+    }
+
+    values(entry, bounds, origin, cleaned) {
+      const values = new Map();
+      const spans = [];
+      const lastOf = new Map();
+      const firstOf = new Map();
+      entry.segmentOf.forEach((owner, i) => {
+        if (!firstOf.has(owner)) firstOf.set(owner, i);
+        lastOf.set(owner, i);
+      });
+      entry.holes.forEach((name, h) => {
+        if (!lastOf.has(h) || !firstOf.has(h + 1)) return; // the hole opens or closes the message
+        const left = bounds[lastOf.get(h)];
+        const right = bounds[firstOf.get(h + 1)];
+        if (left === null || right === null || right[0] < left[1]) return;
+        const a = left[1], b = right[0];
+        let text = b > a ? pyStrip(cleaned.slice(origin.get(a), origin.get(b - 1) + 1)) : "";
+        if (b > a) spans.push([origin.get(a), origin.get(b - 1) + 1]);
+        if (text.length > 2000) text = text.slice(0, 2000) + " …";
+        if (!values.has(name)) values.set(name, fromSlots(text));
+      });
+      return [values, spans];
+    }
+
+    frameBonus(results, frames, last) {
+      if (!frames.length || last === null) return;
+      const [path, fn] = frames[frames.length - 1];
+      const at = path.lastIndexOf("vllm/");
+      if (at === -1) return;
+      const lastLow = lowerSlots(last[1]);
+      for (const number of this.byLocation.get(path.slice(at) + "\u0000" + fn) || []) {
+        const error = this.errors[number];
+        if (error.exceptionLow !== lastLow) continue;
+        if (results.has(number)) {
+          results.get(number).frame = true;
+        } else if (!ALNUM.test(error.template.replace(HOLE, ""))) {
+          // a raise with no message (or a wholly computed one): the frame is all there is
+          results.set(number, new Match(error, { start: last[0], inLast: true, frame: true }));
+        }
+      }
+    }
+  }
+
+  function commonPrefix(flat, pos, chunk) {
+    let size = 0;
+    const n = Math.min(chunk.length, flat.length - pos);
+    while (size < n && flat[pos + size] === chunk[size]) size++;
+    return size;
+  }
+
+  function atLineEnd(text, position) {
+    const end = text.indexOf("\n", position);
+    return !pyStripChars(text.slice(position, end === -1 ? text.length : end), " \t.,;:");
+  }
+
+  function longestPrefixAtEnd(text, segment) {
+    for (let size = Math.min(text.length, segment.length); size > 0; size--) {
+      if (text.endsWith(segment.slice(0, size))) return size;
+    }
+    return 0;
+  }
+
+  // --- loading ------------------------------------------------------------------------------------
+
+  let loading = null;
+
+  function load() {
+    if (loading === null) {
+      loading = fetch(INDEX_URL, { credentials: "same-origin" })
+        .then((response) => {
+          if (!response.ok) throw new Error("HTTP " + response.status + " for " + INDEX_URL);
+          return response.json();
+        })
+        .then((index) => new Matcher(index));
+      loading.catch(() => {
+        loading = null; // a later try fetches it again
+      });
+    }
+    return loading;
+  }
+
+  const api = {
+    /** Resolves to the matcher once the index is loaded (fetched on first use). */
+    get ready() {
+      return load().then(() => true);
+    },
+    /** The best matches for a paste, and where it comes from when that is not vLLM. */
+    lookup(text, top) {
+      return load().then((matcher) => matcher.lookup(text, top === undefined ? 5 : top));
+    },
+    /** The cleaned paste (clean_paste), for tests. */
+    _clean(text) {
+      return load().then((matcher) => {
+        resetSlots();
+        return fromSlots(matcher.cleanPaste(String(text)));
+      });
+    },
+    /** Spans (in code points) of a Python-syntax pattern's matches, as re.finditer gives them; for tests. */
+    _spans(source, flags, text) {
+      resetSlots();
+      return Array.from(toSlots(String(text)).matchAll(pyRegex(source, flags, "g")), (m) => [m.index, m.index + m[0].length]);
+    },
+    indexUrl: INDEX_URL,
+    siteRoot: SITE_ROOT,
+  };
+  (typeof window !== "undefined" ? window : globalThis).errorkb = api;
+
+  // --- the page -------------------------------------------------------------------------------------
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function message(results, text, className) {
+    results.replaceChildren(element("p", className || "errorkb-message", text));
+  }
+
+  function renderMatch(match) {
+    const block = element("div", "errorkb-match");
+    const heading = element("p", "errorkb-title");
+    const link = element("a", null, match.title);
+    link.href = new URL(match.url, SITE_ROOT).href;
+    heading.appendChild(link);
+    block.appendChild(heading);
+
+    const site = match.sites.length ? match.sites[0] : null;
+    const meta = ["score " + pyFixed2(match.score), "id " + match.id];
+    if (match.versions.length) meta.push(match.versions.join(", "));
+    if (site) meta.push(site.path + ":" + site.line);
+    block.appendChild(element("p", "errorkb-meta", meta.join(" · ")));
+
+    const names = Object.keys(match.values);
+    if (names.length) {
+      const list = element("ul", "errorkb-values");
+      for (const name of names) {
+        const item = element("li");
+        item.appendChild(element("code", "errorkb-name", "{" + name + "}"));
+        item.appendChild(document.createTextNode(" = "));
+        item.appendChild(element("code", "errorkb-value", match.values[name]));
+        list.appendChild(item);
+      }
+      block.appendChild(list);
+    }
+    return block;
+  }
+
+  function render(results, found) {
+    const nodes = [];
+    if (found.not_vllm) {
+      nodes.push(
+        element(
+          "div",
+          "errorkb-foreign",
+          "Not a vLLM error: " + found.not_vllm.reason + " (from " + found.not_vllm.source + ")",
+        ),
+      );
+      if (found.matches.length) nodes.push(element("p", "errorkb-message", "vLLM errors raised after it:"));
+    } else if (!found.matches.length) {
+      nodes.push(element("p", "errorkb-message errorkb-none", "No vLLM error matches this text."));
+    }
+    for (const match of found.matches) nodes.push(renderMatch(match));
+    results.replaceChildren(...nodes);
+  }
+
+  function setUp() {
+    const paste = document.getElementById("errorkb-paste");
+    const button = document.getElementById("errorkb-find");
+    const results = document.getElementById("errorkb-results");
+    if (!paste || !button || !results || paste.dataset.errorkbReady) return;
+    paste.dataset.errorkbReady = "1";
+    let asked = 0;
+
+    function find() {
+      const text = paste.value;
+      const ask = ++asked;
+      if (!text.trim()) {
+        message(results, "Paste an error message, traceback or log first.", "errorkb-message errorkb-empty");
+        return;
+      }
+      message(results, "Looking it up…");
+      api.lookup(text, 5).then(
+        (found) => {
+          if (ask === asked) render(results, found);
+        },
+        (error) => {
+          if (ask === asked) message(results, "The lookup failed: " + (error && error.message ? error.message : error), "errorkb-message errorkb-error");
+        },
+      );
+    }
+
+    button.addEventListener("click", find);
+    paste.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        find();
+      }
+    });
+    // Fetch the index once someone means to paste, not on every page view.
+    paste.addEventListener("focus", () => load().catch(() => {}), { once: true });
+  }
+
+  if (typeof document !== "undefined") {
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setUp);
+    else setUp();
+    // mkdocs-material's instant navigation swaps pages without loading scripts again
+    if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(setUp);
+  }
+})();

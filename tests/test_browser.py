@@ -1,0 +1,498 @@
+"""The browser lookup (templates/assets/lookup.js) in a real headless Chromium.
+
+The site is built from the corpus (v0.33.0), served over HTTP under a sub-path, and
+the page's ``window.errorkb`` must give the answers of the Python matcher: the shared
+vectors, every real paste (top 3, scores and all), and pastes made to hit the places
+where Python and JavaScript differ (code points vs UTF-16, Unicode regex classes,
+HTML entities, rounding).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from generator.lookup import clean_paste
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+VECTORS = json.loads((DATA / "lookup_vectors.json").read_text(encoding="utf-8"))
+PASTES = sorted((DATA / "pastes").glob("*.json"))
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+BASE = "site"  # built to <tmp>/site and served from <tmp>: the site lives under /site/, not at the root
+
+ATTENTION = "Total number of attention heads ({}) must be divisible by tensor parallel size ({})."
+MAMBA = (
+    "max_num_seqs (256) exceeds available Mamba cache blocks (128). Each decode sequence requires one Mamba "
+    "cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most 128 or increase "
+    "gpu_memory_utilization."
+)
+
+# Pastes that exercise the differences between Python and JavaScript.
+EDGE_PASTES = {
+    "escaped surrogate pair and lone half in a JSON body": '{"message": "\\ud83d\\ude80 \\udc00 ValueError: ' + ATTENTION.format(28, 8) + '"}',
+    "template opening with a quoted hole": "TypeError: x\nValueError: `a.b` must be a mapping of names to values",
+    "quote-only segment at the end": "AttributeError: 'Foo' object has no attribute 'bar'",
+    "emoji before the message": "🚀🚀 done 🚀\nValueError: " + ATTENTION.format(28, 8),
+    # 6 inserted code points cost 3 (12 UTF-16 units would cost 6); 15 lie within WINDOW (30 units would not)
+    "emoji between chunks": "ValueError: Total number of 😀😀😀 😀😀😀 attention heads (28) must be divisible by tensor parallel size (8).",
+    "emoji at the edge of the window": "ValueError: Total number of " + "😀" * 15 + " attention heads (28) must be divisible by tensor parallel size (8).",
+    "emoji breaking a chunk": "ValueError: Total number of attention 😀😀😀 heads (28) must be divisible 😀 by tensor parallel size (8).",
+    "astral value": "ValueError: " + ATTENTION.format("𝟐𝟖 🚀", 8),
+    "json surrogate escapes": "{\\\"detail\\\": \\\"ValueError: Total number of \\ud83d\\ude80\\ud83d\\ude80 attention heads (28\\ud83d\\ude80) must be divisible by tensor parallel size (8).\\\"}",
+    "html entities": "ValueError: " + MAMBA.replace("(", "&#40;").replace(".", "&period;").replace("max", "m&#x61;x"),
+    "named entities without semicolons": "ValueError: &notit; &ampx &AElig &Afr; " + ATTENTION.format("&lt;28&gt;", "&#128;8"),
+    "astral entity": "ValueError: " + ATTENTION.format("&Afr;&#x1D4D0;", 8),
+    "unicode whitespace and digits": "\x85[rank٣]: ValueError: " + ATTENTION.format(28, 8) + "\u2028\u3000trailing",
+    "feff is not whitespace to python": "\ufeff[rank0]: ValueError: " + ATTENTION.format(28, 8),
+    "ansi after a letter": "é[31mValueError: " + ATTENTION.format(28, 8) + "[0m",
+    "truncated with emoji": "🚀 ValueError: Total number of attention heads (28) must be divisible by tensor par",
+    "reworded": "ValueError: Total number of heads (28) must be divisible by tensor parallel size (8).",
+    # coverage 13/16 = 0.8125: round() gives 0.812 (half to even), not 0.813
+    "half-even rounding": "ValueError: No IOProcessor plugins installed but one is re",
+    "huge emoji paste": "🚀" * 150_000 + "\nValueError: " + ATTENTION.format(28, 8),
+    # 900 distinct astral symbols in two pastes: more than there are slots for at once
+    "many distinct symbols": "".join(map(chr, range(0x1F300, 0x1F300 + 500))) + "\nValueError: " + ATTENTION.format("🟢 28", 8),
+    "many more distinct symbols": "".join(map(chr, range(0x1F900, 0x1F900 + 400))) + "\nValueError: " + ATTENTION.format("🟠 28", 8),
+    "deseret capitals": "𐐀𐐁 ValueError: " + ATTENTION.format("𐐀", 8),
+    "sigma": "ΟΔΟΣ ValueError: " + ATTENTION.format("ΑΣ", 8),
+    "dotted capital i": "İİİ ValueError: " + ATTENTION.format("İ28", 8),
+    "raise without a message": (
+        "Traceback (most recent call last):\n"
+        '  File "/opt/venv/lib/python3.12/site-packages/vllm/v1/engine/core_client.py", line 195, in profile\n'
+        "    raise NotImplementedError\n"
+        "NotImplementedError"
+    ),
+    "foreign frame": (
+        "Traceback (most recent call last):\n"
+        '  File "/opt/venv/lib/python3.12/site-packages/transformers/models/auto/configuration_auto.py", line 1, in f\n'
+        "KeyError: 'qwen9'"
+    ),
+    "oom with vllm frame": (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3/site-packages/vllm/worker/gpu_worker.py", line 200, in determine_available_memory\n'
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    ),
+}
+
+# Strings whose cleaning differs easily between Python and a naive port.
+CLEAN_CASES = [
+    "model&#x27;s &lt;max&gt; &notit; &ampx; &#128; &#0; &#x1b; &#1114112; &AElig &Afr; &NotEqualTilde; &unknown; &#65",
+    "&#xD800; &#55296; &#x10FFFF; &#xFDD0; &#13;x &amp;amp; &#00000065; &#x00000041;",
+    '{\\"message\\": \\"a\\\\nb\\"}',
+    "\x1b[1;31mValueError: boom\x1b[0m",
+    "[0m text a[31mb é[0m ][0m",
+    "🚀 ERROR 11-18 18:07:28 [core.py:1] ValueError: x 😀",
+    "INFO 11-18 18:07:28 [core.py:1] chatter\nValueError: real\nDEBUG 11-18 18:07:28 [x.py:2] Error kept",
+    "vllm-1  | (EngineCore_DP0 pid=316) ERROR 09-01 10:00:00.123 [core.py:710] ValueError: boom",
+    "line\u2028sep\r\nwindows\rmac",
+    "\x85[rank٣]: x\n\ufeff[rank0]: y",
+    "2025-01-02 03:04:05,678 - ValueError: boom\n> quoted\nINFO:vllm.engine:hello",
+    "😀" * 30 + "INFO 11-18 18:07:28 [core.py:1] after 30 emoji",
+    "🚀" * 200_500 + "\nValueError: only the last 200000 code points are read",
+    "x" * 79 + "🚀INFO 11-18 18:07:28 [core.py:1] the emoji is one char",
+    "éINFO 11-18 18:07:28 [core.py:1] no word boundary for python\nnoé-1  | kept",
+    "vllmé-1  | (Engine_Ω pid=3) [rank0]: 𝐀[0mValueError: x",
+]
+
+LOOKUP = """
+const [texts, top, done] = arguments;
+Promise.all(texts.map((text) => window.errorkb.lookup(text, top)))
+  .then((found) => done({found}), (error) => done({error: String(error && error.stack || error)}));
+"""
+
+CLEAN = """
+const [texts, done] = arguments;
+Promise.all(texts.map((text) => window.errorkb._clean(text)))
+  .then((found) => done({found}), (error) => done({error: String(error && error.stack || error)}));
+"""
+
+
+def _whole(text: str) -> str:
+    """Python's lone surrogates (from JSON escapes) as the pairs the browser hands back."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def python_result(matcher, text: str, top: int) -> dict:
+    matches, foreign = matcher.lookup(text, top=top)
+    found = []
+    for match in matches:
+        data = match.to_json()
+        data["values"] = {name: _whole(value) for name, value in data["values"].items()}
+        found.append(data)
+    return {"matches": found, "not_vllm": foreign}
+
+
+def comparable(result: dict) -> dict:
+    """Everything but the url, which is relative to the site in the browser."""
+    return {
+        "matches": [{k: v for k, v in m.items() if k != "url"} for m in result["matches"]],
+        "not_vllm": result["not_vllm"],
+    }
+
+
+# --- the site, the server, the browser ------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def served_site(corpus_scan, tmp_path_factory):
+    from generator.site import build_site
+
+    root = tmp_path_factory.mktemp("browser-site")
+    build_site(ROOT / "mkdocs.yml", [corpus_scan("v0.33.0")], root / BASE)
+    return root
+
+
+@pytest.fixture(scope="session")
+def site_url(served_site):
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format, *args):  # noqa: A002 - the base class's name
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(served_site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/{BASE}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory):
+    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.is_file()]
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        missing.append("the selenium package (pip install selenium)")
+    if missing:
+        pytest.fail(
+            f"the browser tests need Chromium, chromedriver and selenium; missing: {', '.join(missing)}. "
+            "install them: apt-get install chromium chromium-driver",
+            pytrace=False,
+        )
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        # The theme asks Google for its fonts: fail that at once instead of waiting on the network.
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+    ):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_script_timeout(120)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="session")
+def lookup_page(browser, site_url):
+    """The home page, with the index loaded; for the lookups run through window.errorkb."""
+    browser.get(site_url)
+    errors = browser.execute_async_script(
+        "const done = arguments[0]; window.errorkb.ready.then(() => done(null), (e) => done(String(e)));"
+    )
+    assert errors is None, errors
+    return browser
+
+
+def js_lookup(driver, texts: list[str], top: int) -> list[dict]:
+    answer = driver.execute_async_script(LOOKUP, texts, top)
+    assert "error" not in answer, answer["error"]
+    return answer["found"]
+
+
+@pytest.fixture(scope="session")
+def vector_results(lookup_page):
+    return dict(zip([v["name"] for v in VECTORS], js_lookup(lookup_page, [v["paste"] for v in VECTORS], 5)))
+
+
+@pytest.fixture(scope="session")
+def paste_results(lookup_page):
+    texts = [json.loads(p.read_text(encoding="utf-8"))["paste"] for p in PASTES]
+    return dict(zip([p.name for p in PASTES], js_lookup(lookup_page, texts, 3)))
+
+
+# --- answers: the same as the Python matcher's -----------------------------------------------------
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=[v["name"] for v in VECTORS])
+def test_vector(vector_results, vector):
+    """As tests/test_lookup.py::test_vector checks the Python matcher."""
+    found = vector_results[vector["name"]]
+    matches = found["matches"]
+    got = matches[0]["id"] if matches else None
+    assert got == vector["expected"], [(m["id"], m["template"][:60], m["score"]) for m in matches]
+    assert (found["not_vllm"] or {}).get("source") == vector["not_vllm"]
+    for name, value in vector.get("values", {}).items():
+        assert matches[0]["values"][name] == value
+
+
+@pytest.mark.parametrize("path", PASTES, ids=[p.stem for p in PASTES])
+def test_real_paste_as_python(paste_results, pin_matcher, path):
+    """Top 3 with ids, scores, coverage, values, titles, and the non-vLLM verdict: all as in Python."""
+    text = json.loads(path.read_text(encoding="utf-8"))["paste"]
+    js = paste_results[path.name]
+    py = python_result(pin_matcher, text, 3)
+    assert [(m["id"], m["score"]) for m in js["matches"]] == [(m["id"], m["score"]) for m in py["matches"]]
+    assert (js["not_vllm"] or {}).get("source") == (py["not_vllm"] or {}).get("source")
+    assert comparable(js) == comparable(py)
+    for match in js["matches"]:
+        assert match["url"] == f"errors/{match['id']}/"
+
+
+def test_edge_pastes_as_python(lookup_page, pin_matcher):
+    names = list(EDGE_PASTES)
+    found = js_lookup(lookup_page, [EDGE_PASTES[n] for n in names], 5)
+    differ = {}
+    for name, js in zip(names, found):
+        py = python_result(pin_matcher, EDGE_PASTES[name], 5)
+        if comparable(js) != comparable(py):
+            differ[name] = {"js": comparable(js), "python": comparable(py)}
+    assert not differ, json.dumps(differ, indent=1, ensure_ascii=False)[:6000]
+
+
+def test_variants_as_python(lookup_page, pin_matcher):
+    """Real pastes cut, wrapped, garbled and joined at random (a fixed seed): still the same answers."""
+    rng = random.Random(20251129)
+    sources = [json.loads(p.read_text(encoding="utf-8"))["paste"] for p in PASTES] + [v["paste"] for v in VECTORS]
+    junk = ["😀", "🚀 ", "é", "\u00a0", " ", "\n", "xyz ", "'", '"', "`", "İ", "Σ", "&amp;", "&lt;", "\\n", '\\"',
+            "\x1b[31m", "[0m", "ERROR 11-18 18:07:28 [core.py:1] ", "\nINFO 11-18 18:07:28 [a.py:1] x\n",
+            "\nTraceback (most recent call last):\n", "\nValueError: ", "{", "}", "."]
+    texts = []
+    for _ in range(600):
+        text = rng.choice(sources)
+        for _ in range(rng.randint(1, 5)):
+            op, at = rng.random(), rng.randint(0, len(text))
+            if op < 0.35:
+                text = text[:at] + rng.choice(junk) + text[at:]
+            elif op < 0.55:
+                text = text[:at] + text[at + rng.randint(1, 30):]
+            elif op < 0.65:
+                text = text[:at]
+            elif op < 0.75:
+                text = text[at:]
+            elif op < 0.9:
+                text = text.replace(" ", "\n", rng.randint(1, 5))
+            else:
+                text += "\n" + rng.choice(sources)
+        texts.append(text)
+    differ = []
+    for text, js in zip(texts, js_lookup(lookup_page, texts, 5)):
+        py = python_result(pin_matcher, text, 5)
+        if comparable(js) != comparable(py):
+            differ.append({"paste": text, "js": comparable(js), "python": comparable(py)})
+    assert not differ, json.dumps(differ[:2], indent=1, ensure_ascii=False)[:6000]
+
+
+SPANS = """
+const [cases, done] = arguments;
+done(cases.map(([source, flags, text]) => {
+  try {
+    return window.errorkb._spans(source, flags, text);
+  } catch (error) {
+    return String(error);
+  }
+}));
+"""
+
+
+def _python_patterns() -> list[tuple[str, str]]:
+    """Every pattern the port runs, in Python syntax, with its flags."""
+    import html
+
+    from generator import lookup
+
+    index_rules = lookup.compact_index([])["rules"]
+    patterns = [(index_rules["ansi"], ""), (index_rules["chatter"], ""), (index_rules["chatter_keep"], "i")]
+    patterns += [(p, "") for p in index_rules["line_prefixes"]]
+    patterns += [(rule[2], rule[3]) for rule in index_rules["not_vllm"]]
+    ported = [lookup._CONTROL, lookup._JSON_ESCAPE, lookup._EXCEPTION_LINE, lookup._FRAME, html._charref]
+    return patterns + [(p.pattern, "i" if p.flags & 2 else "") for p in ported]
+
+
+def test_ported_rules_are_in_sync():
+    """What lookup.js carries itself (not from the index) is what generator/lookup.py has."""
+    import html
+    import re
+
+    from generator import lookup
+
+    js = (ROOT / "templates" / "assets" / "lookup.js").read_text(encoding="utf-8")
+    for name in ("MAX_TEXT_CHARS", "MAX_GRAMS_PER_ENTRY", "STOP_GRAM_ENTRIES", "MAX_CANDIDATES", "MIN_LITERAL",
+                 "MIN_MATCHED", "WINDOW", "INDEX_SCHEMA_VERSION"):
+        found = re.search(rf"const {name} = (\d+);", js)
+        assert found and int(found.group(1)) == getattr(lookup, name), f"{name} differs: port the change to lookup.js"
+    for pattern in (lookup._CONTROL, lookup._JSON_ESCAPE, lookup._EXCEPTION_LINE, lookup._FRAME):
+        assert f"String.raw`{pattern.pattern}`" in js, f"port the change of {pattern.pattern!r} to lookup.js"
+    assert "String.raw`" + html._charref.pattern + "`" in js
+    assert lookup._DROP == frozenset("\t\n\x0b\x0c\r \xa0`'") and 'DROP_RUN = /[\\t\\n\\x0b\\x0c\\r \\u00a0`\']+/g' in js
+    assert lookup._QUOTES == str.maketrans(dict.fromkeys("\u2018\u2019\u201c\u201d\"", "'"))
+
+
+def test_patterns_as_python(lookup_page):
+    """The rules' regular expressions, rewritten for JavaScript, match where Python's re matches."""
+    import re
+
+    subjects = CLEAN_CASES[:12] + [
+        "CANNOT RE-İNİTİALİZE CUDA IN FORKED SUBPROCESS; cannot re-ınıtıalıze cuda in forked subprocess",
+        "énccl error ncclInternalError DistBackendError NCCL WARN x NCCL WARNING",
+        "ImportError: cannot import name 'x' / undefined symbol: _ZN3c10 / undefined symbol: 𝐀𝐁",
+        "GGUF model with architecture 🚀 is not supported yet; model type `qwen9` but Transformers",
+        '  File "/a/vllm/b.py", line 1, in <module>\n  File "/é/x.py", line ٣, in fönction.𝐀',
+        "ValueError\nKeyboardInterrupt\nvllm.errors.VLLMValidationError(ValueError): x\u2028y\nAssertionError",
+    ] + [json.loads(p.read_text(encoding="utf-8"))["paste"] for p in PASTES[::4]]
+    cases, want = [], []
+    for source, flags in _python_patterns():
+        compiled = re.compile(source, re.I if flags else 0)
+        for text in subjects:
+            texts = [text] if "^" not in source else text.split("\n")  # anchored ones run per line
+            for line in texts:
+                cases.append([source, flags, line])
+                want.append([[m.start(), m.end()] for m in compiled.finditer(line)])
+    got = lookup_page.execute_async_script(SPANS, cases)
+    differ = [(c[0], c[2][:80], g, w) for c, g, w in zip(cases, got, want) if g != w]
+    assert not differ, differ[:5]
+
+
+def test_cleaning_as_python(lookup_page):
+    from html.entities import html5
+
+    every_entity = " ".join(f"&{name}x &{name}" for name in sorted(html5))  # the browser reads them
+    texts = CLEAN_CASES + [every_entity] + [json.loads(p.read_text(encoding="utf-8"))["paste"] for p in PASTES]
+    answer = lookup_page.execute_async_script(CLEAN, texts)
+    assert "error" not in answer, answer["error"]
+    differ = [(t, js, clean_paste(t)) for t, js in zip(texts, answer["found"]) if js != clean_paste(t)]
+    assert not differ, differ[:5]
+
+
+# --- the page ---------------------------------------------------------------------------------------------
+
+
+
+def _ask(driver, site_url, text: str, keyboard: bool = False):
+    """Type (set) the paste, press the button (or Ctrl+Enter), wait for the answer."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    if driver.current_url != site_url:
+        driver.get(site_url)
+    driver.execute_script("document.getElementById('errorkb-results').replaceChildren();")
+    driver.execute_script("document.getElementById('errorkb-paste').value = arguments[0];", text)  # send_keys is slow
+    if keyboard:
+        driver.find_element(By.ID, "errorkb-paste").send_keys(Keys.CONTROL, Keys.ENTER)
+    else:
+        driver.find_element(By.ID, "errorkb-find").click()
+
+    def answered(d):
+        results = d.find_element(By.ID, "errorkb-results")
+        text = results.text
+        return results if text and not text.startswith("Looking it up") else False
+
+    return WebDriverWait(driver, 30).until(answered)
+
+
+def test_the_index_is_fetched_lazily(browser, site_url):
+    browser.get(site_url)
+    fetched = "return performance.getEntriesByType('resource').filter((e) => e.name.includes('lookup-index.json')).length;"
+    assert browser.execute_script(fetched) == 0
+    _ask(browser, site_url, "ValueError: " + ATTENTION.format(28, 8))
+    assert browser.execute_script(fetched) == 1
+    assert browser.execute_script("return window.errorkb.indexUrl;") == f"{site_url}api/lookup-index.json"
+
+
+def test_ui_shows_the_match(browser, site_url):
+    from selenium.webdriver.common.by import By
+
+    vector = next(v for v in VECTORS if v["name"] == "clean message")
+    results = _ask(browser, site_url, vector["paste"])
+    blocks = results.find_elements(By.CSS_SELECTOR, ".errorkb-match")
+    assert blocks
+    link = blocks[0].find_element(By.CSS_SELECTOR, "a")
+    assert link.get_attribute("href") == f"{site_url}errors/{vector['expected']}/"
+    assert link.text.startswith("ValueError: max_num_seqs")
+    first = blocks[0].text
+    assert f"id {vector['expected']}" in first and "v0.33.0" in first and "score 1.00" in first
+    for name, value in vector["values"].items():
+        assert f"{{{name}}} = {value}" in first
+    assert ".py:" in first  # the first site, path:line
+
+
+def test_ui_ctrl_enter(browser, site_url):
+    from selenium.webdriver.common.by import By
+
+    vector = next(v for v in VECTORS if v["name"] == "old vLLM log header")
+    results = _ask(browser, site_url, vector["paste"], keyboard=True)
+    link = results.find_element(By.CSS_SELECTOR, ".errorkb-match a")
+    assert link.get_attribute("href").endswith(f"/errors/{vector['expected']}/")
+    for value in vector["values"].values():
+        assert value in results.text
+
+
+def test_ui_empty_input(browser, site_url):
+    results = _ask(browser, site_url, "   \n  ")
+    assert results.text == "Paste an error message, traceback or log first."
+
+
+def test_ui_nothing_matches(browser, site_url):
+    results = _ask(browser, site_url, "the weather is nice")
+    assert results.text == "No vLLM error matches this text."
+
+
+def test_ui_not_vllm(browser, site_url):
+    from selenium.webdriver.common.by import By
+
+    vector = next(v for v in VECTORS if v["not_vllm"] == "torch")
+    results = _ask(browser, site_url, vector["paste"])
+    box = results.find_element(By.CSS_SELECTOR, ".errorkb-foreign")
+    assert box.text.startswith("Not a vLLM error: PyTorch reported it")
+    assert box.text.endswith("(from torch)")
+    assert not results.find_elements(By.CSS_SELECTOR, ".errorkb-match")
+
+
+# --- no markup from the paste or the catalog ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        'ValueError: <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script>',
+        "ValueError: " + ATTENTION.format('<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>', 8),
+    ],
+    ids=["no match", "markup in a value"],
+)
+def test_pasted_markup_stays_text(browser, site_url, paste):
+    from selenium.webdriver.common.by import By
+
+    results = _ask(browser, site_url, paste)
+    assert not results.find_elements(By.CSS_SELECTOR, "img, script, *[onerror]")
+    assert browser.execute_script("return typeof window.pwned;") == "undefined"
+    if "attention" in paste:
+        assert '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>' in results.text
+
+
+def test_catalog_markup_stays_text(browser, site_url):
+    from selenium.webdriver.common.by import By
+
+    results = _ask(browser, site_url, "ValueError: Image token '<|image_pad|>' not found in tokenizer vocabulary")
+    link = results.find_element(By.CSS_SELECTOR, ".errorkb-match a")
+    assert link.text == "ValueError: Image token '<|image_pad|>' not found in tokenizer vocabulary"
+    assert link.get_attribute("href").endswith("/site/errors/32360b7bb67915d2/")
