@@ -42,6 +42,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_source_options(build)
     build.add_argument("--out", type=Path, default=None, help="where the site goes (default: site/ beside errorkb.toml)")
     build.set_defaults(run=run_build)
+
+    check = commands.add_parser("check", help="check the curated entries (errors/*.yaml) against the schema and the pinned release")
+    _add_source_options(check)
+    check.add_argument("--errors", type=Path, default=None, help="the folder of entries (default: errors/ beside errorkb.toml)")
+    check.set_defaults(run=run_check)
+
+    new = commands.add_parser("new", help="start a curated entry for the vLLM error in a pasted message")
+    new.add_argument("text", nargs="?", default="-", help="the pasted error, or - (the default) to read standard input")
+    _add_source_options(new)
+    new.add_argument("--errors", type=Path, default=None, help="the folder of entries (default: errors/ beside errorkb.toml)")
+    new.add_argument("--force", action="store_true", help="overwrite an entry file that exists")
+    new.set_defaults(run=run_new)
     return parser
 
 
@@ -162,18 +174,81 @@ def run_lookup(config: Config, args: argparse.Namespace) -> int:
 
 
 def run_build(config: Config, args: argparse.Namespace) -> int:
-    from generator.site import BuildError, build_site
+    from generator.engine_args import engine_args_at
+    from generator.entries import load_entries
+    from generator.pages import Flag
+    from generator.site import BuildError, SiteInput, build_site
 
     out = args.out or config.root / "site"
-    revision, catalog = scan_catalog(config, args)
     mkdocs_file = config.root / "mkdocs.yml"
     if not mkdocs_file.is_file():
         raise UsageError(f"{mkdocs_file} is missing: the site's mkdocs configuration lives beside errorkb.toml")
+    entries, problems = load_entries(config.root / "errors", config.root)
+    if problems:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        raise UsageError(f"{len(problems)} problems in the entries (listed above); fix them, `errorkb check` lists them too")
+    revision, catalog = scan_catalog(config, args)
+    engine_args = {
+        a.name: Flag(name=a.name, flag=a.flag, type=a.type, default=a.default, help=a.help)
+        for a in engine_args_at(revision)
+    }
+    site = SiteInput(catalog=catalog.to_json(), entries=entries, engine_args=engine_args, issues_url=config.issues_url)
     try:
-        build_site(mkdocs_file, [catalog.to_json()], out)
+        pages = build_site(mkdocs_file, site, out)
     except BuildError as exc:
         raise UsageError(f"{exc}; the previous site at {out} is untouched") from None
-    print(f"{out}: site for {revision.rev} ({catalog.stats['errors']} errors)", file=sys.stderr)
+    curated = sum(p.curated for p in pages)
+    print(f"{out}: {len(pages)} error pages ({curated} curated) for {revision.rev}", file=sys.stderr)
+    return 0
+
+
+def run_check(config: Config, args: argparse.Namespace) -> int:
+    from generator.check import check_entries
+    from generator.engine_args import serve_flags_at
+    from generator.entries import load_entries
+
+    folder = args.errors or config.root / "errors"
+    if not folder.is_dir():
+        raise UsageError(f"{folder} is not a folder of entries; pass --errors DIR")
+    entries, problems = load_entries(folder, config.root)
+    revision, catalog = scan_catalog(config, args)
+    flags = serve_flags_at(revision)
+    problems = sorted(problems + check_entries(entries, catalog.to_json()["errors"], flags, revision.rev))
+    files = len(list(folder.glob("*.yaml")))
+    if not problems:
+        print(f"{files} entries, no problems")
+        return 0
+    for problem in problems:
+        print(problem)
+    paths = len({problem.path for problem in problems})
+    print(f"{len(problems)} problems in {paths} of {files} entries (at {revision.rev})", file=sys.stderr)
+    return 1
+
+
+def run_new(config: Config, args: argparse.Namespace) -> int:
+    from generator.engine_args import engine_args_at
+    from generator.entries import new_entry
+    from generator.lookup import matcher_from_catalogs
+
+    paste = read_paste(args.text)
+    if not paste.strip():
+        raise UsageError("nothing to look up: paste the error message (or - to read it from standard input)")
+    folder = args.errors or config.root / "errors"
+    revision, catalog = scan_catalog(config, args)
+    data = catalog.to_json()
+    matches, foreign = matcher_from_catalogs([data], config.site_url).lookup(paste, top=1)
+    if not matches:
+        why = f"; it looks like {foreign['reason']} (from {foreign['source']})" if foreign else ""
+        raise UsageError(f"no vLLM error at {revision.rev} matches this text{why}; check the paste with `errorkb lookup`")
+    error = next(e for e in data["errors"] if e["id"] == matches[0].error.id)
+    slug, text = new_entry(error, engine_args_at(revision), revision.rev)
+    target = folder / f"{slug}.yaml"
+    if target.exists() and not args.force:
+        raise UsageError(f"{target} exists; pass --force to overwrite it")
+    write_atomically(str(target), text)
+    print(target)
+    print(f"{error['id']}: {matches[0].error.title}; fill in the TODOs, then run `errorkb check`", file=sys.stderr)
     return 0
 
 

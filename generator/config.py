@@ -22,6 +22,7 @@ class Config:
     rev: str
     cache_dir: Path
     site_url: str = ""  # where the site is published; lookup links are relative without it
+    issues_url: str = "https://github.com/errorkb/errorkb/issues/new"  # "Report a problem with this page"
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -63,4 +64,5 @@ def load_config(path: Path | None = None) -> Config:
         rev=pin.get("rev", "v0.33.0"),
         cache_dir=cache_dir,
         site_url=site.get("url", ""),
+        issues_url=site.get("issues_url", "https://github.com/errorkb/errorkb/issues/new"),
     )

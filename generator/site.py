@@ -1,4 +1,4 @@
-"""The site: catalogs in, a mkdocs-material site out.
+"""The site: catalog, entries and engine arguments in; a mkdocs-material site out.
 
 Pages are rendered from the Jinja2 templates in ``templates/`` into a temporary
 docs folder, mkdocs builds them into a temporary site folder, and only a complete
@@ -11,13 +11,14 @@ import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-import jinja2
-
 from generator.lookup import compact_index
+from generator.pages import API_SCHEMA_VERSION, ErrorPage, build_pages, error_json, index_json, report_url
+from generator.render import TEMPLATES, environment
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+SCHEMAS = Path(__file__).resolve().parent / "schemas"
 # Fixed for reproducible output: mkdocs stamps the sitemap with this date.
 SOURCE_DATE_EPOCH = "1700000000"
 
@@ -26,54 +27,115 @@ class BuildError(Exception):
     """The site could not be built; the previous one is untouched."""
 
 
-def environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,  # Markdown out; values are escaped where they are placed
-    )
+@dataclass
+class SiteInput:
+    catalog: dict  # the pin's catalog (catalog.to_json())
+    entries: list  # generator.entries.ErrorEntry
+    engine_args: dict  # name -> generator.pages.Flag
+    issues_url: str = "https://github.com/errorkb/errorkb/issues/new"
+    verifications: dict | None = None  # entry slug -> record
 
 
 def write_json(path: Path, data) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=False) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
 
 
-def render_docs(catalogs: list[dict], docs: Path) -> None:
-    """Write the Markdown pages, assets and API files of the site into ``docs``."""
+def _slug(name: str) -> str:
+    return name.replace("/", "-").replace(".", "-")
+
+
+def _ordered(pages: list[ErrorPage]) -> list[ErrorPage]:
+    return sorted(pages, key=lambda p: (not p.curated, p.title.lower(), p.id))
+
+
+def render_docs(site: SiteInput, docs: Path) -> list[ErrorPage]:
+    """Write every Markdown page, asset and API file of the site into ``docs``."""
     env = environment()
-    index = compact_index(catalogs)
-    (docs / "index.md").write_text(
-        env.get_template("home.md.j2").render(
-            error_count=len(index["errors"]),
-            revisions=index["revisions"],
-        ),
-        encoding="utf-8",
-    )
+    catalog = site.catalog
+    pages = build_pages(catalog, site.entries, site.engine_args, site.verifications)
+    known = {p.id for p in pages}
+    for page in pages:
+        page.related = [i for i in page.related if i in known]
+
+    def write(rel: str, text: str) -> None:
+        path = docs / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+    index = compact_index([catalog])
+    write("index.md", env.get_template("home.md.j2").render(error_count=len(index["errors"]), revisions=index["revisions"]))
     shutil.copytree(TEMPLATES / "assets", docs / "assets")
     write_json(docs / "api" / "lookup-index.json", index)
 
+    error_template = env.get_template("error.md.j2")
+    for page in pages:
+        report = report_url(site.issues_url, page)
+        write(f"errors/{page.id}.md", error_template.render(page=page, report_url=report))
+        write_json(docs / "api" / "errors" / f"{page.id}.json", error_json(page, catalog, report))
+    write_json(docs / "api" / "errors" / "index.json", index_json(pages, catalog))
+    for schema in sorted(SCHEMAS.glob("*.schema.json")):
+        (docs / "schema").mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(schema, docs / "schema" / schema.name)
 
-def build_site(config_file: Path, catalogs: list[dict], out: Path) -> None:
+    listing = env.get_template("list.md.j2")
+    groups = env.get_template("groups.md.j2")
+    curated = [p for p in pages if p.curated]
+    write("curated.md", listing.render(
+        title="Curated errors",
+        intro=f"The {len(curated)} errors that have an explanation and remedies written for them.",
+        pages=_ordered(curated),
+        prefix="../",  # links in these tables are relative to the page's URL (curated/)
+    ))
+    for folder, attribute, title, column in (
+        ("subsystems", "subsystem", "Errors by subsystem", "Subsystem"),
+        ("exceptions", "exception", "Errors by exception type", "Exception"),
+    ):
+        grouped: dict[str, list[ErrorPage]] = {}
+        for page in pages:
+            grouped.setdefault(getattr(page, attribute), []).append(page)
+        rows = []
+        for name in sorted(grouped):
+            members = _ordered(grouped[name])
+            rows.append({"name": name, "slug": _slug(name), "count": len(members), "curated": sum(p.curated for p in members)})
+            write(f"{folder}/{_slug(name)}.md", listing.render(
+                title=f"{column}: {name}",
+                intro=f"{len(members)} errors; curated ones first.",
+                pages=members,
+                prefix="../../",
+            ))
+        write(f"{folder}/index.md", groups.render(
+            title=title,
+            intro=f"Every error vLLM {catalog['revision']} can raise, grouped by {column.lower()}.",
+            column=column,
+            groups=rows,
+        ))
+    write("json-api.md", env.get_template("json-api.md.j2").render(
+        schema_version=API_SCHEMA_VERSION, revision=catalog["revision"], commit=catalog["commit"],
+    ))
+    return pages
+
+
+def build_site(config_file: Path, site: SiteInput, out: Path) -> list[ErrorPage]:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
-    from mkdocs.exceptions import MkDocsException
+    from mkdocs.exceptions import Abort, MkDocsException
 
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
     try:
-        docs, site = work / "docs", work / "site"
+        docs, built = work / "docs", work / "site"
         docs.mkdir()
-        render_docs(catalogs, docs)
+        pages = render_docs(site, docs)
         os.environ["SOURCE_DATE_EPOCH"] = SOURCE_DATE_EPOCH
         try:
-            config = load_config(str(config_file), docs_dir=str(docs), site_dir=str(site), strict=True)
+            config = load_config(str(config_file), docs_dir=str(docs), site_dir=str(built), strict=True)
             build(config)
-        except (MkDocsException, SystemExit) as exc:
+        except (MkDocsException, Abort, SystemExit) as exc:
             raise BuildError(f"mkdocs failed: {exc}") from None
-        _swap(site, out)
+        _swap(built, out)
+        return pages
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -12,6 +12,10 @@ from generator.models import FileScan, RaiseSite
 from generator.scanner import scan_source
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--regen-golden", action="store_true", help="rewrite tests/golden/ from the current templates")
 CORPUS_BUNDLE = ROOT.parent / "shared" / "corpus" / "vllm-releases.bundle"
 
 

@@ -1,72 +1,248 @@
-"""The site build: real mkdocs, atomic, deterministic."""
+"""The site: pages rendered against golden Markdown, built by the real mkdocs, atomic,
+deterministic, inert with hostile text, and a full build of v0.33.0 from the corpus."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
-from generator.site import BuildError, build_site
+from generator.entries import load_entries
+from generator.pages import Flag
+from generator.site import BuildError, SiteInput, build_site, render_docs
 from gitrepo import tagged_repo
 
 ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = Path(__file__).resolve().parent / "golden"
+SCHEMAS = ROOT / "generator" / "schemas"
+HOSTILE = "bad <script>window.pwned=1</script> {{ x }} {% raw %} `tick` a|b [x](javascript:alert(1)) {value}"
 
 CATALOG = {
-    "revision": "v1",
+    "revision": "v1.0",
+    "commit": "0" * 40,
+    "tag": "v1.0",
     "errors": [
         {
             "id": "0123456789abcdef",
+            "kind": "raise",
             "exception": "ValueError",
-            "template": "bad <script>alert(1)</script> {x}",
+            "template": HOSTILE,
             "has_message": True,
-            "sites": [{"path": "vllm/a.py", "line": 3, "function": "f", "template": "bad <script>alert(1)</script> {x}", "variants": []}],
-        }
+            "sites": [
+                {
+                    "path": "vllm/config/model.py", "line": 30, "end_line": 31, "function": "ModelConfig.verify",
+                    "kind": "raise", "exception": "ValueError", "template": HOSTILE, "variants": [],
+                    "guard": ["self.max_num_seqs > limit | 2 and not self.enforce_eager"],
+                    "placeholders": ["value"], "comment": "Keep `x` <b>small</b>.",
+                    "excerpt": "if self.max_num_seqs > limit:\n    raise ValueError(f\"...\")", "excerpt_line": 29, "cause": None,
+                }
+            ],
+        },
+        {
+            "id": "fedcba9876543210",
+            "kind": "assert",
+            "exception": "AssertionError",
+            "template": "block size {block_size} must divide {n}",
+            "has_message": True,
+            "sites": [
+                {
+                    "path": "vllm/v1/core/kv.py", "line": 7, "end_line": 7, "function": "f", "kind": "assert",
+                    "exception": "AssertionError", "template": "block size {block_size} must divide {n}", "variants": [],
+                    "guard": ["not (n % block_size == 0)"], "placeholders": ["block_size", "n"], "comment": "",
+                    "excerpt": "assert n % block_size == 0, f\"block size {block_size} must divide {n}\"", "excerpt_line": 7, "cause": None,
+                }
+            ],
+        },
     ],
 }
+ENTRY = """\
+# yaml-language-server: $schema=../generator/schemas/entry.schema.json
+ids: [0123456789abcdef]
+title: A hostile <script>alert(1)</script> title
+summary: The summary has <img src=x onerror="window.pwned=2"> and `code | pipe` in it.
+explanation: |
+  See [the other error](../fedcba9876543210/) and [evil](javascript:alert(1)).
+
+  <script>window.pwned=3</script>
+causes:
+  - Too many {{ sequences }} and {% percent %}.
+solutions:
+  - title: Lower `max_num_seqs`
+    why: Fewer sequences need fewer blocks.
+    commands:
+      vllm: vllm serve Qwen/Qwen2.5-7B-Instruct --max-num-seqs 64
+      python: LLM(model="Qwen/Qwen2.5-7B-Instruct", max_num_seqs=64)
+faq:
+  - q: Does `--enforce-eager` help?
+    a: "It avoids CUDA graphs: ``a`b``."
+references:
+  - url: https://docs.vllm.ai/en/latest/
+    title: vLLM documentation
+tags: [memory]
+"""
+ENGINE_ARGS = {
+    "max_num_seqs": Flag("max_num_seqs", "--max-num-seqs", "int | None", "None", "Maximum number of sequences per iteration."),
+    "enforce_eager": Flag("enforce_eager", "--enforce-eager", "bool", "False", "Always use eager mode."),
+}
+
+
+@pytest.fixture
+def site_input(tmp_path) -> SiteInput:
+    errors = tmp_path / "errors"
+    errors.mkdir()
+    (errors / "hostile.yaml").write_text(ENTRY)
+    entries, problems = load_entries(errors, tmp_path)
+    assert not problems, [str(p) for p in problems]
+    return SiteInput(catalog=CATALOG, entries=entries, engine_args=ENGINE_ARGS)
 
 
 def tree(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_two_builds_are_byte_identical(tmp_path):
-    build_site(ROOT / "mkdocs.yml", [CATALOG], tmp_path / "one")
-    build_site(ROOT / "mkdocs.yml", [CATALOG], tmp_path / "two")
+# --- rendering ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", ["errors/0123456789abcdef.md", "errors/fedcba9876543210.md", "curated.md", "subsystems/config.md"])
+def test_golden_markdown(site_input, tmp_path, request, page):
+    """Regenerate with `python -m pytest tests/test_site.py --regen-golden`, never by hand."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    render_docs(site_input, docs)
+    golden = GOLDEN / page.replace("/", "__")
+    rendered = (docs / page).read_text()
+    if request.config.getoption("--regen-golden"):
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(rendered)
+    assert golden.is_file(), f"{golden} is missing: run python -m pytest tests/test_site.py --regen-golden"
+    assert rendered == golden.read_text(), f"{page} differs from {golden}; if the change is meant, run with --regen-golden"
+
+
+def test_flags_involved_come_from_the_guard_and_the_message(site_input, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    render_docs(site_input, docs)
+    data = json.loads((docs / "api/errors/0123456789abcdef.json").read_text())
+    assert [f["flag"] for f in data["flags"]] == ["--max-num-seqs", "--enforce-eager"]
+    assert data["sites"][0]["permalink"] == "https://github.com/vllm-project/vllm/blob/v1.0/vllm/config/model.py#L30"
+    assert data["curated"] and data["entry"]["slug"] == "hostile"
+    assert "0123456789abcdef" in data["report_url"]
+
+
+# --- building ------------------------------------------------------------------------------
+
+
+def test_two_builds_are_byte_identical(site_input, tmp_path):
+    build_site(ROOT / "mkdocs.yml", site_input, tmp_path / "one")
+    build_site(ROOT / "mkdocs.yml", site_input, tmp_path / "two")
     one, two = tree(tmp_path / "one"), tree(tmp_path / "two")
     assert one == two
-    assert "index.html" in one and "api/lookup-index.json" in one and "assets/lookup.js" in one
+    for name in ("index.html", "api/lookup-index.json", "api/errors/index.json", "schema/entry.schema.json",
+                 "errors/0123456789abcdef/index.html", "assets/lookup.js"):
+        assert name in one, name
 
 
-def test_home_page_has_the_paste_box_and_the_index_has_every_error(tmp_path):
-    build_site(ROOT / "mkdocs.yml", [CATALOG], tmp_path / "site")
-    home = (tmp_path / "site" / "index.html").read_text()
-    assert 'id="errorkb-paste"' in home and 'id="errorkb-find"' in home and "assets/lookup.js" in home
-    index = json.loads((tmp_path / "site" / "api" / "lookup-index.json").read_text())
-    assert [row[0] for row in index["errors"]] == ["0123456789abcdef"]
-    assert index["revisions"] == ["v1"] and index["rules"]["not_vllm"]
-
-
-def test_a_failed_build_leaves_the_previous_site(tmp_path):
-    build_site(ROOT / "mkdocs.yml", [CATALOG], tmp_path / "site")
+def test_a_failed_build_leaves_the_previous_site(site_input, tmp_path):
+    build_site(ROOT / "mkdocs.yml", site_input, tmp_path / "site")
     before = tree(tmp_path / "site")
     broken = tmp_path / "mkdocs.yml"
     broken.write_text((ROOT / "mkdocs.yml").read_text().replace("name: material", "name: no-such-theme"))
     with pytest.raises(BuildError):
-        build_site(broken, [CATALOG], tmp_path / "site")
+        build_site(broken, site_input, tmp_path / "site")
     assert tree(tmp_path / "site") == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+def test_hostile_text_is_inert_in_the_built_html(site_input, tmp_path):
+    build_site(ROOT / "mkdocs.yml", site_input, tmp_path / "site")
+    html = (tmp_path / "site" / "errors" / "0123456789abcdef" / "index.html").read_text()
+    article = html[html.index('<article'): html.index("</article>")]
+    assert "<script" not in article and "<img" not in article and "<b>" not in article
+    assert 'href="javascript:' not in html
+    assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in article
+    assert "{{ x }}" in article and "{% raw %}" in article and "{{ sequences }}" in article
+    assert "a|b" in article
+
+
+# --- the real thing: v0.33.0 from the corpus, with the repository's entries ------------------
+
+
+@pytest.fixture(scope="session")
+def corpus_site(corpus_scan, corpus_bundle, session_cache, tmp_path_factory):
+    from generator.engine_args import engine_args_at
+    from generator.sources import resolve
+
+    catalog = corpus_scan("v0.33.0")
+    entries, problems = load_entries(ROOT / "errors", ROOT)
+    assert not problems, [str(p) for p in problems]
+    revision = resolve(str(corpus_bundle), "v0.33.0", session_cache)
+    args = {a.name: Flag(a.name, a.flag, a.type, a.default, a.help) for a in engine_args_at(revision)}
+    out = tmp_path_factory.mktemp("corpus-site") / "site"
+    pages = build_site(ROOT / "mkdocs.yml", SiteInput(catalog=catalog, entries=entries, engine_args=args), out)
+    return out, pages, catalog
+
+
+def test_every_error_has_a_page_and_json(corpus_site):
+    out, pages, catalog = corpus_site
+    assert len(pages) == len(catalog["errors"]) == catalog["stats"]["errors"]
+    index = json.loads((out / "api/errors/index.json").read_text())
+    jsonschema.validate(index, json.loads((SCHEMAS / "error-index.schema.json").read_text()))
+    assert len(index["errors"]) == len(pages)
+    assert sum(e["curated"] for e in index["errors"]) >= 30
+    validator = jsonschema.Draft202012Validator(json.loads((SCHEMAS / "error.schema.json").read_text()))
+    for page in pages:
+        assert (out / "errors" / page.id / "index.html").is_file(), page.id
+        validator.validate(json.loads((out / "api" / "errors" / f"{page.id}.json").read_text()))
+
+
+def test_mamba_page_and_json(corpus_site):
+    out, _, _ = corpus_site
+    error_id = "c8f7b9d6b5fb8793"
+    data = json.loads((out / "api/errors" / f"{error_id}.json").read_text())
+    flags = [f["flag"] for f in data["flags"]]
+    assert "--max-num-seqs" in flags and "--gpu-memory-utilization" in flags
+    assert data["curated"] and data["sites"][0]["permalink"].endswith("/v0.33.0/vllm/config/compilation.py#L1525")
+    html = (out / "errors" / error_id / "index.html").read_text()
+    assert "exceeds available Mamba cache blocks" in html and "--max-num-seqs" in html
+
+
+def test_error_pages_are_small_and_every_link_resolves(corpus_site):
+    out, pages, _ = corpus_site
+    sizes = [(out / "errors" / p.id / "index.html").stat().st_size for p in pages]
+    assert max(sizes) <= 40 * 1024, max(sizes)
+    broken = []
+    href = re.compile(r'(?:href|src)="([^"#?]+)')
+    for html_file in out.rglob("*.html"):
+        for target in href.findall(html_file.read_text()):
+            if re.match(r"[a-z]+:", target) or target.startswith("//"):
+                continue
+            resolved = (html_file.parent / target).resolve() if not target.startswith("/") else out / target.lstrip("/")
+            if not (resolved.is_file() or (resolved / "index.html").is_file()):
+                broken.append(f"{html_file.relative_to(out)} -> {target}")
+    assert not broken, broken[:20]
+
+
+def test_search_index_covers_error_pages(corpus_site):
+    out, pages, _ = corpus_site
+    docs = json.loads((out / "search/search_index.json").read_text())["docs"]
+    locations = {d["location"] for d in docs}
+    assert all(f"errors/{p.id}/" in locations for p in pages)
+    mamba = next(d for d in docs if d["location"] == "errors/c8f7b9d6b5fb8793/")
+    assert "Mamba cache blocks" in mamba["text"]
+
+
 def test_build_command(tmp_path):
-    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": "raise ValueError('boom')\n"}})
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": "raise ValueError('boom')\n", "vllm/engine/arg_utils.py": "class EngineArgs:\n    pass\n"}})
     out = tmp_path / "site"
     result = subprocess.run(
         [sys.executable, "-m", "generator", "build", "--source", str(repo), "--rev", "v1", "--out", str(out), "--cache-dir", str(tmp_path / "c")],
         capture_output=True, text=True, cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr
-    assert (out / "index.html").is_file()
-    assert json.loads((out / "api" / "lookup-index.json").read_text())["errors"][0][2] == "boom"
+    index = json.loads((out / "api" / "errors" / "index.json").read_text())
+    assert [e["template"] for e in index["errors"]] == ["boom"]

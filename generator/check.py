@@ -1,0 +1,266 @@
+"""Checks of curated entries against the pinned release, beyond the schema.
+
+Pure: the entries (``generator.entries``), the catalog's errors and the set of
+``vllm serve`` flags at the pin in, a list of ``Problem``s out, each pointing at the
+line and column of the value to fix.
+
+- every id is raised at the pin, and belongs to one entry only;
+- every flag of a ``vllm serve`` command exists at the pin;
+- every link between pages is ``../<id>/`` with an id raised at the pin;
+- no ``TODO`` placeholder (as ``errorkb new`` writes them) is left.
+"""
+
+from __future__ import annotations
+
+import difflib
+import heapq
+import re
+from dataclasses import dataclass
+
+from generator.entries import ErrorEntry, Problem, iter_strings, iter_texts, key_label
+
+ID = re.compile(r"^[0-9a-f]{16}$")
+
+
+# --- ids ----------------------------------------------------------------------------------------------
+
+
+def normalize(text: str) -> str:
+    """Text to compare loosely: placeholders, quotes and punctuation out, lower case, single spaces."""
+    text = re.sub(r"\{[^{}]*\}", " ", text)
+    text = re.sub(r"[^0-9a-z]+", " ", text.lower())
+    return " ".join(text.split())
+
+
+def template_start(template: str, width: int = 60) -> str:
+    text = " ".join(template.split())
+    if len(text) <= width:
+        return text
+    cut = text[:width].rsplit(" ", 1)[0] or text[:width]
+    return cut.rstrip(" .,:;") + " …"
+
+
+SIMILAR_POOL = 200
+
+
+def most_similar(query: str, candidates: list[tuple[str, str]]) -> str | None:
+    """The id whose (normalized) template is most like ``query``; ``candidates`` are (id, normalized template)."""
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(query)
+    best, best_ratio = None, 0.0
+    # difflib on every template takes seconds: only on those that share the most words.
+    words = set(query.split())
+
+    def shared(candidate: tuple[str, str]) -> float:
+        other = set(candidate[1].split())
+        return 2 * len(words & other) / (len(words) + len(other) or 1)
+
+    for error_id, text in heapq.nlargest(SIMILAR_POOL, candidates, key=shared):
+        if not text:
+            continue
+        matcher.set_seq1(text)
+        if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
+            continue
+        ratio = matcher.ratio()
+        if ratio > best_ratio:
+            best, best_ratio = error_id, ratio
+    return best
+
+
+def _id_problems(entries: list[ErrorEntry], templates: dict[str, str], revision: str) -> list[Problem]:
+    problems = []
+    candidates = None
+    claimed: dict[str, list[tuple[ErrorEntry, int]]] = {}
+    for entry in entries:
+        for index, error_id in enumerate(entry.ids):
+            if not ID.match(error_id):
+                continue  # the schema reports it
+            claimed.setdefault(error_id, []).append((entry, index))
+            if error_id in templates:
+                continue
+            if candidates is None:
+                candidates = [(i, normalize(t)) for i, t in templates.items()]
+            known = [i for i in entry.ids if i in templates]
+            query = " ".join(templates[i] for i in known) if known else f"{entry.title} {entry.summary}"
+            pool = [(i, t) for i, t in candidates if i not in entry.ids]
+            guess = most_similar(normalize(query), pool)
+            hint = f"; did you mean {guess} (`{template_start(templates[guess])}`)?" if guess else ""
+            problems.append(entry.problem(("ids", index), f"id {error_id} is not raised at {revision}{hint}"))
+    for error_id, owners in claimed.items():
+        files = sorted({entry.path for entry, _ in owners})
+        if len(files) < 2:
+            continue  # twice in one entry: the schema reports it
+        for entry, index in owners:
+            others = ", ".join(path for path in files if path != entry.path)
+            problems.append(entry.problem(("ids", index), f"id {error_id} is also claimed by {others}: an id belongs to one entry, merge them or drop it from one"))
+    return problems
+
+
+# --- vllm commands ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Token:
+    text: str  # as written, quotes included
+    offset: int  # in the command string
+    word: str = ""  # quotes removed; for a flag, its name without `=value`
+
+
+_CONTINUATION = re.compile(r"\\[ \t]*\r?\n")
+_TOKEN = re.compile(r"""\#[^\n]*|\n|&&|\|\||[|;&]|(?:'[^']*'?|"(?:\\.|[^"\\])*"?|\\.|[<>]&|[^\s'"|;&#]|(?<=\S)\#)+""")
+SEPARATORS = {"\n", "&&", "||", "|", ";", "&"}
+
+
+def shell_tokens(command: str) -> list[Token]:
+    """Words and separators of a shell command line, each with its offset; comments dropped.
+
+    A backslash at the end of a line continues the command on the next one.
+    """
+    joined = _CONTINUATION.sub(lambda m: " " * len(m.group()), command)  # same length: offsets stay
+    tokens = []
+    for match in _TOKEN.finditer(joined):
+        text = match.group()
+        if text.startswith("#"):
+            continue
+        tokens.append(Token(text, match.start(), _unquote(text)))
+    return tokens
+
+
+def _unquote(word: str) -> str:
+    return re.sub(r"""'([^']*)'?|"((?:\\.|[^"\\])*)"?""", lambda m: m.group(1) if m.group(1) is not None else m.group(2), word)
+
+
+def vllm_flags(command: str) -> list[Token]:
+    """The ``--flags`` given to ``vllm serve`` in a command line (several commands allowed).
+
+    Only the words after a ``vllm serve`` and before the next ``|``, ``&&``, ``;`` or
+    new line are read: flags of other programs on the line (``docker run --gpus``,
+    ``python -m``) are not vLLM's. ``--flag=value`` counts as ``--flag``.
+    """
+    flags = []
+    state = "out"  # out → vllm (after the word vllm) → serve (reading serve's arguments) / other
+    for token in shell_tokens(command):
+        if token.text in SEPARATORS:
+            state = "out"
+            continue
+        word = token.word
+        if state == "out":
+            if word == "vllm" or word.endswith("/vllm"):
+                state = "vllm"
+        elif state == "vllm":
+            state = "serve" if word == "serve" else "other"
+        elif state == "serve":
+            if word == "--":
+                state = "other"  # positional arguments from here on
+            elif word.startswith("--") and len(word) > 2:
+                text = token.text.split("=", 1)[0] if "=" in word else token.text
+                flags.append(Token(text, token.offset, word.split("=", 1)[0]))
+    return flags
+
+
+ALWAYS_FLAGS = {"--help"}  # argparse adds it to every parser
+
+
+def flag_known(flag: str, flags: set[str]) -> bool:
+    if flag in flags or flag in ALWAYS_FLAGS:
+        return True
+    # vllm serve reads `--compilation-config.mode 3` as part of --compilation-config's JSON
+    return "." in flag and flag.split(".", 1)[0] in flags
+
+
+def _flag_problems(entry: ErrorEntry, flags: set[str], revision: str) -> list[Problem]:
+    problems = []
+    choices = sorted(flags)
+    for index, solution in enumerate(entry.solutions):
+        commands = solution.get("commands")
+        command = commands.get("vllm") if isinstance(commands, dict) else None
+        if not isinstance(command, str):
+            continue
+        key = ("solutions", index, "commands", "vllm")
+        for token in vllm_flags(command):
+            if flag_known(token.word, flags):
+                continue
+            at = entry.locate(key, token.text, command.count(token.text, 0, token.offset))
+            flag = token.word
+            dashed = "--" + flag[2:].replace("_", "-")
+            if dashed != flag and dashed in flags:
+                message = f"`vllm serve` flag {flag} is written {dashed} at {revision}: use the dashed form"
+            else:
+                close = difflib.get_close_matches(flag, choices, n=1, cutoff=0.6)
+                hint = f"; did you mean {close[0]}?" if close else "; remove it, or check `vllm serve --help`"
+                message = f"`vllm serve` has no flag {flag} at {revision}{hint}"
+            problems.append(entry.problem(key, message, at))
+    return problems
+
+
+# --- links --------------------------------------------------------------------------------------------
+
+_LINK = re.compile(r"\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+_PAGE = re.compile(r"^\.\./([0-9a-f]{16})/(?:#[\w.-]*)?$")
+LINK_FORMS = "a link to another error page is `../<16-hex id>/`; other links are http(s)://, mailto: or #anchor"
+
+
+_CODE = re.compile(r"(`{3,})[^\n]*\n.*?\n\1|(`+)(?:.|\n)*?\2", re.S)
+
+
+def links(text: str) -> list[tuple[str, int]]:
+    """Targets of the Markdown inline links (and images) in ``text``, with their offsets.
+
+    Code (spans and fenced blocks) shows its text as it is: no links there.
+    """
+    prose = _CODE.sub(lambda m: " " * len(m.group()), text)
+    out = []
+    for match in _LINK.finditer(prose):
+        target = match.group(1)
+        offset = match.start(1)
+        if target.startswith("<"):
+            target, offset = target[1:-1], offset + 1
+        out.append((target, offset))
+    return out
+
+
+def _link_problems(entry: ErrorEntry, known: set[str], revision: str) -> list[Problem]:
+    problems = []
+    for key, text in iter_texts(entry):
+        for target, offset in links(text):
+            if re.match(r"^(?:https?://|mailto:|#)", target, re.I):
+                continue
+            page = _PAGE.match(target)
+            if page and page.group(1) in known:
+                continue
+            found = entry.find(key, f"({target}", text.count(f"({target}", 0, offset))
+            at = (found[0], found[1] + 1) if found else entry.position(key)  # at the target, past "("
+            if page:
+                message = f"broken link {target} in `{key_label(key)}`: error {page.group(1)} is not raised at {revision}"
+            else:
+                message = f"broken link {target or '(empty)'} in `{key_label(key)}`: {LINK_FORMS}"
+            problems.append(entry.problem(key, message, at))
+    return problems
+
+
+# --- placeholders -------------------------------------------------------------------------------------
+
+_TODO = re.compile(r"\bTODO\b")
+
+
+def _todo_problems(entry: ErrorEntry) -> list[Problem]:
+    problems = []
+    for key, text in iter_strings(entry):
+        if _TODO.search(text):
+            at = entry.locate(key, "TODO")
+            problems.append(entry.problem(key, f"`{key_label(key)}` still holds a TODO placeholder: replace it with the real text", at))
+    return problems
+
+
+# --- all together -------------------------------------------------------------------------------------
+
+
+def check_entries(entries: list[ErrorEntry], catalog_errors: list[dict], flags: set[str], revision: str = "the pin") -> list[Problem]:
+    """Every problem of the entries that the schema cannot see, sorted by path, line and column."""
+    templates = {error["id"]: error.get("template") or "" for error in catalog_errors}
+    problems = _id_problems(entries, templates, revision)
+    for entry in entries:
+        problems.extend(_flag_problems(entry, flags, revision))
+        problems.extend(_link_problems(entry, set(templates), revision))
+        problems.extend(_todo_problems(entry))
+    return sorted(problems)

@@ -1,0 +1,235 @@
+"""What each page of the site says: pure functions from catalog, entries and engine
+arguments to page models and the JSON API. Rendering them is ``site``'s job.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+from urllib.parse import quote
+
+from generator.lookup import error_title
+
+API_SCHEMA_VERSION = 1
+PERMALINK = "https://github.com/vllm-project/vllm/blob/{tag}/{path}#L{line}"
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FLAG = re.compile(r"--([a-z0-9][a-z0-9-]*)")
+_BACKTICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]*)`")
+
+
+@dataclass
+class Flag:
+    name: str
+    flag: str
+    type: str
+    default: str
+    help: str = ""
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "flag": self.flag, "type": self.type, "default": self.default, "help": self.help}
+
+
+@dataclass
+class ErrorPage:
+    id: str
+    exception: str
+    kind: str
+    template: str
+    has_message: bool
+    title: str
+    sites: list[dict]  # catalog sites, plus "permalink"
+    subsystem: str
+    meaning: str  # the curated summary, or a sentence generated from the code
+    flags: list[Flag]
+    versions: list[str]
+    entry: object | None = None  # generator.entries.ErrorEntry when curated
+    verification: dict | None = None
+    related: list[str] = field(default_factory=list)  # other ids of the same entry
+
+    @property
+    def curated(self) -> bool:
+        return self.entry is not None
+
+    @property
+    def url(self) -> str:
+        return f"errors/{self.id}/"
+
+
+def subsystem_of(path: str) -> str:
+    """``vllm/config/model.py`` → ``config``; ``vllm/v1/core/x.py`` → ``v1/core``; ``vllm/utils.py`` → ``utils``."""
+    parts = path.split("/")[1:]
+    if len(parts) == 1:
+        return parts[0][:-3] if parts[0].endswith(".py") else parts[0]
+    if parts[0] == "v1" and len(parts) > 2:
+        return f"v1/{parts[1]}"
+    return parts[0]
+
+
+def flags_involved(template: str, sites: list[dict], engine_args: dict[str, Flag]) -> list[Flag]:
+    """Engine arguments named in the message text, the placeholders, or the guard.
+
+    Only what reads as the argument's name counts: a snake_case identifier (in code,
+    the last part of a dotted name too), a backticked word or a ``--flag``. A plain
+    word such as "model" or a local variable ``seed`` would otherwise name a flag on
+    every page.
+    """
+    names: dict[str, None] = {}
+    prose = re.sub(r"\{[^{}]*\}", " ", template)
+    for word in _IDENT.findall(prose):
+        if "_" in word.strip("_"):
+            names.setdefault(word, None)
+    for word in _BACKTICKED.findall(prose):
+        names.setdefault(word.rsplit(".", 1)[-1], None)
+    for flag in _FLAG.findall(prose):
+        names.setdefault(flag.replace("-", "_"), None)
+    for site in sites:
+        for source in [*site.get("placeholders", []), *site.get("guard", [])]:
+            for ident in _IDENT.findall(source):
+                if "_" in ident.strip("_"):
+                    names.setdefault(ident, None)
+    return [engine_args[n] for n in names if n in engine_args]
+
+
+def generated_meaning(exception: str, kind: str, sites: list[dict], has_message: bool) -> str:
+    """An honest sentence from the code: who raises it, and that a condition is checked."""
+    first = sites[0]
+    where = f"`{first['function']}` (`{first['path']}`)"
+    more = f", and from {len(sites) - 1} other place{'s' if len(sites) > 2 else ''}" if len(sites) > 1 else ""
+    if kind == "assert":
+        return (
+            f"An internal check (`assert`) in {where}{more} failed: vLLM expected the condition "
+            "shown below to hold. Such checks guard assumptions of the code; the message says which."
+        )
+    if not has_message:
+        return f"vLLM raises `{exception}` without a message in {where}{more}."
+    guarded = " when the condition below holds" if first.get("guard") else ""
+    return f"vLLM raises `{exception}` in {where}{more}{guarded}. No curated explanation has been written yet."
+
+
+def permalink(tag: str, path: str, line: int) -> str:
+    return PERMALINK.format(tag=tag, path=path, line=line)
+
+
+def build_pages(
+    catalog: dict,
+    entries: Iterable,
+    engine_args: dict[str, Flag],
+    verifications: dict[str, dict] | None = None,
+) -> list[ErrorPage]:
+    """One page per error of the catalog, curated ones with their entry."""
+    tag = catalog.get("tag") or catalog["revision"]
+    by_id = {}
+    for entry in entries:
+        for error_id in entry.ids:
+            by_id.setdefault(error_id, entry)
+    pages = []
+    for error in catalog["errors"]:
+        sites = [dict(s, permalink=permalink(tag, s["path"], s["line"])) for s in error["sites"]]
+        entry = by_id.get(error["id"])
+        has_message = error.get("has_message", True)
+        pages.append(
+            ErrorPage(
+                id=error["id"],
+                exception=error["exception"],
+                kind=error["kind"],
+                template=error["template"],
+                has_message=has_message,
+                title=error_title(error["exception"], error["template"], has_message),
+                sites=sites,
+                subsystem=subsystem_of(sites[0]["path"]),
+                meaning=entry.summary if entry else generated_meaning(error["exception"], error["kind"], sites, has_message),
+                flags=flags_involved(error["template"], sites, engine_args),
+                versions=[catalog["revision"]],
+                entry=entry,
+                verification=(verifications or {}).get(entry.slug) if entry else None,
+                related=[i for i in entry.ids if i != error["id"]] if entry else [],
+            )
+        )
+    return pages
+
+
+def report_url(issues_url: str, page: ErrorPage) -> str:
+    title = f"Page {page.id}: "
+    body = f"Error id: {page.id}\nPage: {page.title}\n\nWhat is wrong or missing:\n"
+    return f"{issues_url}?title={quote(title)}&body={quote(body)}&labels=page"
+
+
+# --- the JSON API -------------------------------------------------------------------------
+
+
+def entry_json(entry) -> dict | None:
+    if entry is None:
+        return None
+    return {
+        "slug": entry.slug,
+        "ids": entry.ids,
+        "title": entry.title,
+        "summary": entry.summary,
+        "explanation": entry.explanation,
+        "causes": entry.causes,
+        "solutions": entry.solutions,
+        "faq": entry.faq,
+        "references": entry.references,
+        "tags": entry.tags,
+    }
+
+
+def error_json(page: ErrorPage, catalog: dict, report: str) -> dict:
+    return {
+        "schema_version": API_SCHEMA_VERSION,
+        "id": page.id,
+        "exception": page.exception,
+        "kind": page.kind,
+        "title": page.title,
+        "template": page.template,
+        "has_message": page.has_message,
+        "meaning": page.meaning,
+        "url": page.url,
+        "curated": page.curated,
+        "verified": page.verification,
+        "subsystem": page.subsystem,
+        "revision": catalog["revision"],
+        "commit": catalog["commit"],
+        "versions": page.versions,
+        "flags": [f.to_json() for f in page.flags],
+        "sites": [
+            {
+                "path": s["path"],
+                "line": s["line"],
+                "end_line": s["end_line"],
+                "function": s["function"],
+                "permalink": s["permalink"],
+                "guard": s["guard"],
+                "placeholders": s["placeholders"],
+                "variants": s["variants"],
+                "comment": s["comment"],
+                "excerpt": s["excerpt"],
+                "excerpt_line": s["excerpt_line"],
+            }
+            for s in page.sites
+        ],
+        "entry": entry_json(page.entry),
+        "related": page.related,
+        "report_url": report,
+    }
+
+
+def index_json(pages: list[ErrorPage], catalog: dict) -> dict:
+    return {
+        "schema_version": API_SCHEMA_VERSION,
+        "revision": catalog["revision"],
+        "commit": catalog["commit"],
+        "errors": [
+            {
+                "id": p.id,
+                "exception": p.exception,
+                "template": p.template,
+                "title": p.title,
+                "url": p.url,
+                "curated": p.curated,
+                "verified": p.verification is not None,
+            }
+            for p in pages
+        ],
+    }
