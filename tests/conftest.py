@@ -73,3 +73,22 @@ def pin_matcher(corpus_scan):
     from generator.lookup import matcher_from_catalogs
 
     return matcher_from_catalogs([corpus_scan("v0.33.0")])
+
+
+@pytest.fixture(scope="session")
+def corpus_site(corpus_scan, corpus_bundle, session_cache, tmp_path_factory):
+    """The full site of v0.33.0 from the corpus, with the repository's entries: (out, pages, catalog)."""
+    from generator.engine_args import engine_args_at
+    from generator.entries import load_entries
+    from generator.pages import Flag
+    from generator.site import SiteInput, build_site
+    from generator.sources import resolve
+
+    catalog = corpus_scan("v0.33.0")
+    entries, problems = load_entries(ROOT / "errors", ROOT)
+    assert not problems, [str(p) for p in problems]
+    revision = resolve(str(corpus_bundle), "v0.33.0", session_cache)
+    args = {a.name: Flag(a.name, a.flag, a.type, a.default, a.help) for a in engine_args_at(revision)}
+    out = tmp_path_factory.mktemp("corpus-site") / "site"
+    pages = build_site(ROOT / "mkdocs.yml", SiteInput(catalog=catalog, entries=entries, engine_args=args), out)
+    return out, pages, catalog

@@ -142,12 +142,11 @@ def comparable(result: dict) -> dict:
 
 
 @pytest.fixture(scope="session")
-def served_site(corpus_scan, tmp_path_factory):
-    from generator.site import build_site
-
-    root = tmp_path_factory.mktemp("browser-site")
-    build_site(ROOT / "mkdocs.yml", [corpus_scan("v0.33.0")], root / BASE)
-    return root
+def served_site(corpus_site):
+    """The folder holding the full corpus site as its `site/` sub-folder (see BASE)."""
+    out, _, _ = corpus_site
+    assert out.name == BASE
+    return out.parent
 
 
 @pytest.fixture(scope="session")
@@ -496,3 +495,43 @@ def test_catalog_markup_stays_text(browser, site_url):
     link = results.find_element(By.CSS_SELECTOR, ".errorkb-match a")
     assert link.text == "ValueError: Image token '<|image_pad|>' not found in tokenizer vocabulary"
     assert link.get_attribute("href").endswith("/site/errors/32360b7bb67915d2/")
+
+
+@pytest.fixture(scope="session")
+def hostile_site_url(tmp_path_factory):
+    """A small site whose message and entry hold markup, script and javascript: links."""
+    from generator.entries import load_entries
+    from generator.site import SiteInput, build_site
+    from test_site import CATALOG, ENGINE_ARGS, ENTRY
+
+    root = tmp_path_factory.mktemp("hostile")
+    (root / "errors").mkdir()
+    (root / "errors" / "hostile.yaml").write_text(ENTRY)
+    entries, problems = load_entries(root / "errors", root)
+    assert not problems
+    build_site(ROOT / "mkdocs.yml", SiteInput(catalog=CATALOG, entries=entries, engine_args=ENGINE_ARGS), root / "site")
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format, *args):  # noqa: A002 - the base class's name
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/site/"
+    server.shutdown()
+    server.server_close()
+
+
+def test_hostile_error_page_runs_nothing(browser, hostile_site_url):
+    browser.get(hostile_site_url + "errors/0123456789abcdef/")
+    state = browser.execute_script(
+        "const article = document.querySelector('article');"
+        "return {pwned: window.pwned === undefined ? null : window.pwned,"
+        " scripts: article.querySelectorAll('script').length,"
+        " images: article.querySelectorAll('img').length,"
+        " js_links: Array.from(document.querySelectorAll('a')).filter(a => a.href.startsWith('javascript:')).length,"
+        " title: document.querySelector('h1').textContent, header: document.title};"
+    )
+    assert state["pwned"] is None and state["scripts"] == 0 and state["images"] == 0 and state["js_links"] == 0
+    assert "<script>window.pwned=1</script>" in state["title"] and "{{ x }}" in state["title"]
+    assert "<script>window.pwned=1</script>" in state["header"]

@@ -172,21 +172,6 @@ def test_hostile_text_is_inert_in_the_built_html(site_input, tmp_path):
 # --- the real thing: v0.33.0 from the corpus, with the repository's entries ------------------
 
 
-@pytest.fixture(scope="session")
-def corpus_site(corpus_scan, corpus_bundle, session_cache, tmp_path_factory):
-    from generator.engine_args import engine_args_at
-    from generator.sources import resolve
-
-    catalog = corpus_scan("v0.33.0")
-    entries, problems = load_entries(ROOT / "errors", ROOT)
-    assert not problems, [str(p) for p in problems]
-    revision = resolve(str(corpus_bundle), "v0.33.0", session_cache)
-    args = {a.name: Flag(a.name, a.flag, a.type, a.default, a.help) for a in engine_args_at(revision)}
-    out = tmp_path_factory.mktemp("corpus-site") / "site"
-    pages = build_site(ROOT / "mkdocs.yml", SiteInput(catalog=catalog, entries=entries, engine_args=args), out)
-    return out, pages, catalog
-
-
 def test_every_error_has_a_page_and_json(corpus_site):
     out, pages, catalog = corpus_site
     assert len(pages) == len(catalog["errors"]) == catalog["stats"]["errors"]
