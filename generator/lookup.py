@@ -23,13 +23,15 @@ How a paste is read:
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_right
-from collections import Counter
-from itertools import chain
 import html
 import re
+from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Iterable
+
+from generator.messages import split_template
 
 GRAM = 6
 MAX_TEXT_CHARS = 200_000  # a bigger paste is read from its end, where the error is
@@ -155,50 +157,6 @@ def squash_text(text: str) -> str:
 
 
 # --- templates ---------------------------------------------------------------------------
-
-
-def split_template(template: str) -> tuple[list[str], list[str]]:
-    """Literal segments and hole sources: ``a {x} b {y}`` → ``["a ", " b ", ""]``, ``["x", "y"]``.
-
-    There is always one more segment than holes; segments hold the literal text
-    as the user sees it (``{{`` read as ``{``).
-    """
-    segments, holes = [""], []
-    i, n = 0, len(template)
-    while i < n:
-        ch = template[i]
-        if ch == "{" and template.startswith("{{", i):
-            segments[-1] += "{"
-            i += 2
-        elif ch == "}" and template.startswith("}}", i):
-            segments[-1] += "}"
-            i += 2
-        elif ch == "{":
-            depth, j, quote = 0, i, ""
-            while j < n:
-                c = template[j]
-                if quote:
-                    if c == "\\":
-                        j += 2
-                        continue
-                    if c == quote:
-                        quote = ""
-                elif c in "\"'":
-                    quote = c
-                elif c == "{":
-                    depth += 1
-                elif c == "}":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j += 1
-            holes.append(template[i + 1 : j])
-            segments.append("")
-            i = j + 1
-        else:
-            segments[-1] += ch
-            i += 1
-    return segments, holes
 
 
 def _hole_name(source: str) -> str:

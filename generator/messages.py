@@ -83,49 +83,65 @@ def _merge_literals(parts: Iterable[Part]) -> Template:
 # --- the public id contract ------------------------------------------------------
 
 
+def placeholder_end(template: str, start: int) -> int:
+    """The index of the ``}`` closing the placeholder that opens at ``start``.
+
+    Braces nest (``{x:{width}}``); braces inside quoted strings within it do not count.
+    """
+    depth, j, quote, n = 0, start, "", len(template)
+    while j < n:
+        c = template[j]
+        if quote:
+            if c == "\\":
+                j += 2
+                continue
+            if c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    return n
+
+
+def split_template(template: str) -> tuple[list[str], list[str]]:
+    """Literal segments and hole sources: ``a {x} b {y}`` → ``["a ", " b ", ""]``, ``["x", "y"]``.
+
+    There is always one more segment than holes; segments hold the literal text as
+    the user sees it (``{{`` read as ``{``).
+    """
+    segments, holes = [""], []
+    i, n = 0, len(template)
+    while i < n:
+        ch = template[i]
+        if ch in "{}" and template.startswith(ch * 2, i):
+            segments[-1] += ch
+            i += 2
+        elif ch == "{":
+            j = placeholder_end(template, i)
+            holes.append(template[i + 1 : j])
+            segments.append("")
+            i = j + 1
+        else:
+            segments[-1] += ch
+            i += 1
+    return segments, holes
+
+
 def normalize_template(template: str) -> str:
     """Every ``{...}`` replaced by ``{}``, whitespace runs collapsed, ends stripped.
 
     ``{{`` and ``}}`` are literal braces and stay as they are. A placeholder ends at
     its matching brace; braces inside quoted strings within it do not count.
     """
-    out: list[str] = []
-    i, n = 0, len(template)
-    while i < n:
-        ch = template[i]
-        if ch == "{":
-            if template.startswith("{{", i):
-                out.append("{{")
-                i += 2
-                continue
-            depth, j, quote = 0, i, ""
-            while j < n:
-                c = template[j]
-                if quote:
-                    if c == "\\":
-                        j += 2
-                        continue
-                    if c == quote:
-                        quote = ""
-                elif c in "\"'":
-                    quote = c
-                elif c == "{":
-                    depth += 1
-                elif c == "}":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j += 1
-            out.append("{}")
-            i = j + 1
-            continue
-        if ch == "}" and template.startswith("}}", i):
-            out.append("}}")
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return _WS.sub(" ", "".join(out)).strip()
+    segments, _ = split_template(template)
+    escaped = [s.replace("{", "{{").replace("}", "}}") for s in segments]
+    return _WS.sub(" ", "{}".join(escaped)).strip()
 
 
 def error_id(project: str, exception: str, normalized: str) -> str:
