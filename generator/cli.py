@@ -15,9 +15,12 @@ class UsageError(Exception):
     """Bad input the person can fix: printed as one line, exit code 2."""
 
 
-def _add_source_options(parser: argparse.ArgumentParser) -> None:
+def _add_source_options(parser: argparse.ArgumentParser, multiple_revs: bool = False) -> None:
     parser.add_argument("--source", help="git repository path, git bundle, git URL, or pypi:vllm==X.Y.Z (default: errorkb.toml's pin)")
-    parser.add_argument("--rev", help="tag, branch or commit to read (default: errorkb.toml's pin)")
+    if multiple_revs:
+        parser.add_argument("--rev", action="append", help="tag, branch or commit to read; repeat it to scan several releases in one pass (default: errorkb.toml's pin)")
+    else:
+        parser.add_argument("--rev", help="tag, branch or commit to read (default: errorkb.toml's pin)")
     parser.add_argument("--cache-dir", type=Path, help="where sources and analyses are cached (default: errorkb.toml's [cache] dir)")
     parser.add_argument("--workers", type=int, default=None, help="processes to analyse files with (default: one per CPU)")
 
@@ -26,8 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="errorkb", description="The vLLM error knowledge base.")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    scan = commands.add_parser("scan", help="write the catalog of every raise site at a revision, as JSON")
-    _add_source_options(scan)
+    scan = commands.add_parser("scan", help="write the catalog of every raise site at a revision (several: their history), as JSON")
+    _add_source_options(scan, multiple_revs=True)
     scan.add_argument("--out", required=True, help="file to write, or - for standard output")
     scan.set_defaults(run=run_scan)
 
@@ -37,6 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
     lookup.add_argument("--top", type=int, default=3, help="how many matches to show (default 3)")
     _add_source_options(lookup)
     lookup.set_defaults(run=run_lookup)
+
+    drift_parser = commands.add_parser("drift", help="what changed in vLLM's errors between two releases")
+    drift_parser.add_argument("old", help="the older release, e.g. v0.32.0")
+    drift_parser.add_argument("new", help="the newer release, e.g. v0.33.0")
+    drift_parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    drift_parser.add_argument("--limit", type=int, default=10, help="items shown per kind (default 10)")
+    _add_source_options(drift_parser)
+    drift_parser.set_defaults(run=run_drift)
 
     build = commands.add_parser("build", help="build the site (pages, search, lookup, JSON API)")
     _add_source_options(build)
@@ -94,38 +105,92 @@ def progress_bar(label: str):
     return show
 
 
-def open_revision(config: Config, args: argparse.Namespace):
+def open_revision(config: Config, args: argparse.Namespace, rev: str | None = None):
     from generator.sources import resolve
 
     cache_dir = args.cache_dir or config.cache_dir
-    return resolve(args.source or config.source, args.rev or config.rev, cache_dir), cache_dir
+    return resolve(args.source or config.source, rev or args.rev or config.rev, cache_dir), cache_dir
 
 
-def scan_catalog(config: Config, args: argparse.Namespace):
+def scan_catalog(config: Config, args: argparse.Namespace, rev: str | None = None):
     from generator.cache import BlobCache
     from generator.catalog import scan_revision
 
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
-    revision, cache_dir = open_revision(config, args)
+    revision, cache_dir = open_revision(config, args, rev)
     with BlobCache(cache_dir / "analysis.sqlite") as cache:
         catalog = scan_revision(config.project, revision, cache, args.workers, progress_bar(f"scanning {revision.rev}"))
     return revision, catalog
 
 
 def run_scan(config: Config, args: argparse.Namespace) -> int:
-    from generator.catalog import catalog_json
+    import json
 
-    revision, catalog = scan_catalog(config, args)
-    write_atomically(args.out, catalog_json(catalog))
+    from generator.catalog import catalog_json
+    from generator.history import assemble_history
+
+    revs = args.rev or [config.rev]
+    if len(revs) == 1:
+        revision, catalog = scan_catalog(config, args, revs[0])
+        write_atomically(args.out, catalog_json(catalog))
+        if args.out != "-":
+            stats = catalog.stats
+            print(
+                f"{args.out}: {stats['errors']} errors from {stats['sites']} sites in {stats['files']} files "
+                f"at {revision.rev} ({revision.commit[:12]}); {stats['reraises']} re-raises, "
+                f"{len(stats['skipped'])} files skipped",
+                file=sys.stderr,
+            )
+        return 0
+    # Several releases: one pass, one blob cache, and the history of their errors.
+    catalogs = [scan_catalog(config, args, rev)[1].to_json() for rev in revs]
+    history = assemble_history(catalogs)
+    write_atomically(args.out, json.dumps(history, indent=1, ensure_ascii=False) + "\n")
     if args.out != "-":
-        stats = catalog.stats
-        print(
-            f"{args.out}: {stats['errors']} errors from {stats['sites']} sites in {stats['files']} files "
-            f"at {revision.rev} ({revision.commit[:12]}); {stats['reraises']} re-raises, "
-            f"{len(stats['skipped'])} files skipped",
-            file=sys.stderr,
-        )
+        stats = history["stats"]
+        print(f"{args.out}: {stats['errors']} errors over {stats['releases']} releases; {stats['links']} lineage links "
+              f"({', '.join(f'{n} {k}' for k, n in stats['by_kind'].items())})", file=sys.stderr)
+    return 0
+
+
+def run_drift(config: Config, args: argparse.Namespace) -> int:
+    import json
+
+    from generator.entries import load_entries
+    from generator.history import drift
+
+    old = scan_catalog(config, args, args.old)[1].to_json()
+    new = scan_catalog(config, args, args.new)[1].to_json()
+    entries, _ = load_entries(config.root / "errors", config.root)
+    weights: dict[str, int] = {}
+    for paste in sorted((config.root / "tests" / "data" / "pastes").glob("*.json")):
+        expected = json.loads(paste.read_text(encoding="utf-8")).get("expected")
+        if expected:
+            weights[expected] = weights.get(expected, 0) + 1
+    report = drift(old, new, entries, weights)
+    if args.json:
+        print(json.dumps(report, indent=1, ensure_ascii=False))
+        return 0
+    print(f"Errors from {report['old']} to {report['new']}:")
+    for kind in ("added", "removed", "reworded", "retyped", "moved"):
+        items = report[kind]
+        print(f"\n{kind}: {len(items)}")
+        for item in items[: args.limit]:
+            if kind in ("reworded", "retyped"):
+                print(f"  {item['from']} -> {item['to']} ({item['kind']}, {item['score']}): {item['new']['template'][:90]}")
+            elif kind == "moved":
+                print(f"  {item['id']}: {', '.join(item['from'])} -> {', '.join(item['to'])}")
+            else:
+                print(f"  {item['id']} {item['exception']}: {item['template'][:90]}")
+        if len(items) > args.limit:
+            print(f"  ... and {len(items) - args.limit} more (--json for all)")
+    print(f"\nstale curated entries: {len(report['stale_entries'])}")
+    for stale in report["stale_entries"]:
+        print(f"  errors/{stale['entry']}.yaml: {', '.join(stale['ids'])} no longer raised")
+    cov = report["coverage"]
+    weighted = f", {cov['weighted_share']:.1%} weighted by the lookup test set" if cov["weighted_share"] is not None else ""
+    print(f"coverage at {report['new']}: {cov['curated']}/{cov['errors']} errors curated ({cov['share']:.1%}){weighted}")
     return 0
 
 

@@ -23,6 +23,7 @@ class Config:
     cache_dir: Path
     site_url: str = ""  # where the site is published; lookup links are relative without it
     issues_url: str = "https://github.com/errorkb/errorkb/issues/new"  # "Report a problem with this page"
+    releases: tuple[str, ...] = ()  # the releases history covers, oldest first
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -53,6 +54,10 @@ def load_config(path: Path | None = None) -> Config:
     pin = raw.get("pin", {})
     cache = raw.get("cache", {})
     site = raw.get("site", {})
+    history = raw.get("history", {})
+    releases = history.get("releases", [])
+    if not isinstance(releases, list) or not all(isinstance(r, str) for r in releases):
+        raise ConfigError(f"{path}: [history] releases must be a list of release tags, e.g. [\"v0.32.0\", \"v0.33.0\"]")
     for key, value in (*pin.items(), *cache.items(), *site.items()):
         if not isinstance(value, str):
             raise ConfigError(f"{path}: `{key}` must be a string, got {value!r}")
@@ -65,4 +70,5 @@ def load_config(path: Path | None = None) -> Config:
         cache_dir=cache_dir,
         site_url=site.get("url", ""),
         issues_url=site.get("issues_url", "https://github.com/errorkb/errorkb/issues/new"),
+        releases=tuple(releases),
     )

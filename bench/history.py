@@ -1,0 +1,61 @@
+"""History speed: a cold scan of every release against a cold scan of the pin, in one run.
+
+    python bench/history.py --source ../shared/corpus/vllm-releases.bundle
+
+Each cold scan starts from an empty analysis cache (the sources are resolved first
+and not timed); the warm history scan reruns the releases over the full cache. The
+releases are errorkb.toml's [history] list. Goal: history cold <= 4x one release
+cold; warm history <= 10 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from generator.cache import BlobCache  # noqa: E402
+from generator.catalog import scan_revision  # noqa: E402
+from generator.config import load_config  # noqa: E402
+from generator.history import assemble_history  # noqa: E402
+from generator.sources import python_files, resolve  # noqa: E402
+
+
+def scan_all(revisions, cache_path: Path, workers: int) -> float:
+    start = time.perf_counter()
+    with BlobCache(cache_path) as cache:
+        catalogs = [scan_revision("vllm", revision, cache, workers).to_json() for revision in revisions]
+    if len(catalogs) > 1:
+        assemble_history(catalogs)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    config = load_config()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", default=config.source)
+    parser.add_argument("--cache-dir", type=Path, default=config.cache_dir)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+
+    revisions = [resolve(args.source, rev, args.cache_dir) for rev in config.releases]
+    pin = next(r for r in revisions if r.rev == config.rev)
+    blobs = {blob for r in revisions for _, blob in python_files(r)}
+    print(f"{len(revisions)} releases, {len(blobs)} distinct blobs; pin {pin.rev}: {len(python_files(pin))} files; {args.workers} workers")
+    with tempfile.TemporaryDirectory(prefix="errorkb-bench-") as tmp:
+        one = scan_all([pin], Path(tmp) / "one.sqlite", args.workers)
+        cold = scan_all(revisions, Path(tmp) / "all.sqlite", args.workers)
+        warm = scan_all(revisions, Path(tmp) / "all.sqlite", args.workers)
+    print(f"one release cold : {one:7.1f} s")
+    print(f"history cold     : {cold:7.1f} s   history/one = {cold / one:.2f}   (goal <= 4.00)")
+    print(f"history warm     : {warm:7.1f} s   (goal <= 10 s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,222 @@
+"""Errors across releases: version ranges, lineage, drift. Pure functions over catalogs.
+
+The lineage rule (between two releases, OLD → NEW; an error "removed" is raised at
+OLD and not at NEW, one "added" the other way round):
+
+- **retyped**: a removed and an added error have the same normalized template and
+  different exception types (``ValueError`` → ``VLLMValidationError``);
+- **reworded**: a removed and an added error are raised from the same function of the
+  same module, with the same exception type, and their normalized templates are at
+  least ``REWORD_RATIO`` alike (difflib's ratio on the literal text);
+- **moved and reworded**: as reworded, but from another function or module, which
+  needs templates at least ``MOVED_RATIO`` alike.
+
+Each error links to at most one other: candidates are taken best score first. An
+error raised at both releases keeps its id; if its sites changed, drift reports it
+as moved.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from generator.messages import normalize_template
+
+REWORD_RATIO = 0.6
+MOVED_RATIO = 0.85
+HISTORY_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Link:
+    source: str  # the id that stopped being raised
+    target: str  # the id raised instead
+    kind: str  # "retyped" | "reworded" | "moved-reworded"
+    score: float
+    old: str  # the release where ``source`` was last raised
+    new: str  # the release where ``target`` is first raised
+
+    def to_json(self) -> dict:
+        return {"from": self.source, "to": self.target, "kind": self.kind, "score": self.score,
+                "last_release": self.old, "first_release": self.new}
+
+
+def _literal(template: str) -> str:
+    return re.sub(r"\s+", " ", normalize_template(template).replace("{}", " ")).strip().lower()
+
+
+def _has_words(error: dict) -> bool:
+    return error.get("has_message", True) and bool(re.search(r"\w", normalize_template(error["template"]).replace("{}", "")))
+
+
+def _places(error: dict) -> set[tuple[str, str]]:
+    return {(s["path"], s["function"]) for s in error["sites"]}
+
+
+def link_errors(old: dict, new: dict) -> list[Link]:
+    """Lineage links between two catalogs (OLD → NEW), by the rule in the module docstring."""
+    old_ids = {e["id"]: e for e in old["errors"]}
+    new_ids = {e["id"]: e for e in new["errors"]}
+    # Only messages with words of their own can be told to be the same message.
+    removed = [e for i, e in old_ids.items() if i not in new_ids and _has_words(e)]
+    added = [e for i, e in new_ids.items() if i not in old_ids and _has_words(e)]
+    by_place: dict[tuple[str, str], list[dict]] = {}
+    by_normalized: dict[str, list[dict]] = {}
+    by_exception: dict[str, list[dict]] = {}
+    for error in added:
+        for place in _places(error):
+            by_place.setdefault(place, []).append(error)
+        by_normalized.setdefault(normalize_template(error["template"]), []).append(error)
+        by_exception.setdefault(error["exception"], []).append(error)
+    candidates: list[tuple[float, str, str, str]] = []
+    literal = {e["id"]: _literal(e["template"]) for e in (*removed, *added)}
+    for error in removed:
+        text = literal[error["id"]]
+        for other in by_normalized.get(normalize_template(error["template"]), []):
+            if other["exception"] != error["exception"]:
+                candidates.append((1.0, "retyped", error["id"], other["id"]))
+        near = {o["id"]: o for place in _places(error) for o in by_place.get(place, [])}
+        for other in near.values():
+            if other["exception"] != error["exception"]:
+                continue
+            ratio = difflib.SequenceMatcher(None, text, literal[other["id"]], autojunk=False).ratio()
+            if ratio >= REWORD_RATIO:
+                candidates.append((round(ratio, 3), "reworded", error["id"], other["id"]))
+        matcher = difflib.SequenceMatcher(None, autojunk=False)
+        matcher.set_seq2(text)
+        for other in by_exception.get(error["exception"], []):
+            if other["id"] in near:
+                continue
+            matcher.set_seq1(literal[other["id"]])
+            if matcher.real_quick_ratio() < MOVED_RATIO or matcher.quick_ratio() < MOVED_RATIO:
+                continue
+            ratio = matcher.ratio()
+            if ratio >= MOVED_RATIO:
+                candidates.append((round(ratio, 3), "moved-reworded", error["id"], other["id"]))
+    links: list[Link] = []
+    taken_from: set[str] = set()
+    taken_to: set[str] = set()
+    kind_rank = {"retyped": 0, "reworded": 1, "moved-reworded": 2}
+    for score, kind, source, target in sorted(candidates, key=lambda c: (-c[0], kind_rank[c[1]], c[2], c[3])):
+        if source in taken_from or target in taken_to:
+            continue
+        taken_from.add(source)
+        taken_to.add(target)
+        links.append(Link(source, target, kind, score, old["revision"], new["revision"]))
+    return sorted(links, key=lambda link: (link.source, link.target))
+
+
+def version_ranges(versions: list[str], releases: list[str]) -> list[str]:
+    """``["v0.26.0", "v0.28.0", "v0.33.0"]`` of the releases → ``["v0.26.0 – v0.28.0", "v0.33.0"]``."""
+    present = set(versions)
+    ranges: list[str] = []
+    start = previous = None
+    for release in releases:
+        if release in present:
+            start = start or release
+            previous = release
+        elif start:
+            ranges.append(start if start == previous else f"{start} – {previous}")
+            start = None
+    if start:
+        ranges.append(start if start == previous else f"{start} – {previous}")
+    return ranges
+
+
+def assemble_history(catalogs: list[dict]) -> dict:
+    """Catalogs of releases, oldest first → every error ever raised, with ranges and lineage."""
+    releases = [c["revision"] for c in catalogs]
+    errors: dict[str, dict] = {}
+    for catalog in catalogs:
+        for error in catalog["errors"]:
+            entry = errors.get(error["id"])
+            if entry is None:
+                entry = errors[error["id"]] = {
+                    "id": error["id"],
+                    "kind": error["kind"],
+                    "exception": error["exception"],
+                    "has_message": error.get("has_message", True),
+                    "versions": [],
+                    "templates": {},
+                    "sites": {},
+                }
+            entry["versions"].append(catalog["revision"])
+            entry["template"] = error["template"]  # the newest wording
+            entry["sites"][catalog["revision"]] = [{"path": s["path"], "line": s["line"], "function": s["function"]} for s in error["sites"]]
+    links = [link for old, new in zip(catalogs, catalogs[1:]) for link in link_errors(old, new)]
+    for error in errors.values():
+        error["ranges"] = version_ranges(error["versions"], releases)
+        error["first"] = error["versions"][0]
+        error["last"] = error["versions"][-1]
+        error["replaced_by"] = []
+        error["replaces"] = []
+        del error["templates"]
+    for link in links:
+        errors[link.source]["replaced_by"].append({"id": link.target, "kind": link.kind, "release": link.new})
+        errors[link.target]["replaces"].append({"id": link.source, "kind": link.kind, "release": link.old})
+    return {
+        "schema_version": HISTORY_SCHEMA_VERSION,
+        "project": catalogs[0].get("project", "vllm") if catalogs else "vllm",
+        "releases": [{"revision": c["revision"], "commit": c["commit"], "tag": c.get("tag")} for c in catalogs],
+        "errors": [errors[i] for i in sorted(errors)],
+        "links": [link.to_json() for link in links],
+        "stats": {
+            "releases": len(catalogs),
+            "errors": len(errors),
+            "links": len(links),
+            "by_kind": {k: sum(link.kind == k for link in links) for k in ("retyped", "reworded", "moved-reworded")},
+        },
+    }
+
+
+def drift(old: dict, new: dict, entries: list | None = None, weights: dict[str, int] | None = None) -> dict:
+    """What changed in the errors between two catalogs, and the curated coverage at NEW.
+
+    ``entries``: curated entries (anything with ``slug`` and ``ids``); ``weights``: how
+    often each id is expected in the lookup test set, for coverage weighted by it.
+    """
+    old_ids = {e["id"]: e for e in old["errors"]}
+    new_ids = {e["id"]: e for e in new["errors"]}
+    links = link_errors(old, new)
+    linked_from = {link.source for link in links}
+    linked_to = {link.target for link in links}
+
+    def brief(error: dict) -> dict:
+        site = error["sites"][0]
+        return {"id": error["id"], "exception": error["exception"], "template": error["template"],
+                "path": site["path"], "line": site["line"], "function": site["function"]}
+
+    moved = []
+    for error_id in sorted(set(old_ids) & set(new_ids)):
+        before, after = _places(old_ids[error_id]), _places(new_ids[error_id])
+        if before != after:
+            moved.append({"id": error_id, "template": new_ids[error_id]["template"],
+                          "from": sorted(f"{p}:{f}" for p, f in before - after),
+                          "to": sorted(f"{p}:{f}" for p, f in after - before)})
+    curated_ids = {i for e in entries or [] for i in e.ids}
+    stale = [{"entry": e.slug, "ids": [i for i in e.ids if i in old_ids and i not in new_ids]}
+             for e in entries or [] if any(i in old_ids and i not in new_ids for i in e.ids)]
+    covered = [i for i in new_ids if i in curated_ids]
+    weights = weights or {}
+    total_weight = sum(w for i, w in weights.items() if i in new_ids)
+    return {
+        "old": old["revision"],
+        "new": new["revision"],
+        "added": [brief(new_ids[i]) for i in sorted(new_ids) if i not in old_ids and i not in linked_to],
+        "removed": [brief(old_ids[i]) for i in sorted(old_ids) if i not in new_ids and i not in linked_from],
+        "reworded": [dict(link.to_json(), old=brief(old_ids[link.source]), new=brief(new_ids[link.target]))
+                     for link in links if link.kind != "retyped"],
+        "retyped": [dict(link.to_json(), old=brief(old_ids[link.source]), new=brief(new_ids[link.target]))
+                    for link in links if link.kind == "retyped"],
+        "moved": moved,
+        "stale_entries": stale,
+        "coverage": {
+            "errors": len(new_ids),
+            "curated": len(covered),
+            "share": round(len(covered) / len(new_ids), 4) if new_ids else 0.0,
+            "weighted_share": round(sum(w for i, w in weights.items() if i in new_ids and i in curated_ids) / total_weight, 4)
+            if total_weight else None,
+        },
+    }

@@ -1,0 +1,118 @@
+"""History across releases: ranges, lineage and drift, on repositories built here and on the corpus."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from generator.cache import BlobCache
+from generator.catalog import catalog_json, scan_revision
+from generator.history import assemble_history, drift, link_errors, version_ranges
+from generator.sources import resolve
+from gitrepo import tagged_repo
+from test_corpus import MAMBA, RELEASES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+V1 = {
+    "vllm/a.py": (
+        "def f(x):\n    raise ValueError(f'the limit is {x}, which is too high for this engine')\n\n"
+        "def g():\n    raise KeyError('this key is gone for good now')\n\n"
+        "def h():\n    raise ValueError('the same text in another type')\n\n"
+        "def k():\n    raise RuntimeError('this error stays but moves to another file')\n"
+    ),
+}
+V2 = {
+    "vllm/a.py": (
+        "def f(x):\n    raise ValueError(f'the limit ({x}) is too high for this engine')\n\n"
+        "def h():\n    raise TypeError('the same text in another type')\n"
+    ),
+    "vllm/b.py": "def k2():\n    raise RuntimeError('this error stays but moves to another file')\n",
+}
+
+
+def catalogs(tmp_path) -> list[dict]:
+    repo = tagged_repo(tmp_path / "r", {"v1": V1, "v2": V2})
+    out = []
+    with BlobCache(tmp_path / "c" / "analysis.sqlite") as cache:
+        for rev in ("v1", "v2"):
+            out.append(json.loads(catalog_json(scan_revision("vllm", resolve(str(repo), rev, tmp_path / "c"), cache))))
+    return out
+
+
+def by_template(catalog: dict, start: str) -> dict:
+    return next(e for e in catalog["errors"] if e["template"].startswith(start))
+
+
+def test_reworded_retyped_moved_and_removed(tmp_path):
+    v1, v2 = catalogs(tmp_path)
+    links = {(link.source, link.target): link.kind for link in link_errors(v1, v2)}
+    assert links == {
+        (by_template(v1, "the limit")["id"], by_template(v2, "the limit")["id"]): "reworded",
+        (by_template(v1, "the same")["id"], by_template(v2, "the same")["id"]): "retyped",
+    }
+    report = drift(v1, v2)
+    assert [e["template"] for e in report["removed"]] == ["this key is gone for good now"]
+    assert report["added"] == []
+    assert [m["to"] for m in report["moved"]] == [["vllm/b.py:k2"]]
+    assert len(report["reworded"]) == 1 and len(report["retyped"]) == 1
+
+
+def test_history_has_ranges_and_lineage_both_ways(tmp_path):
+    v1, v2 = catalogs(tmp_path)
+    history = assemble_history([v1, v2])
+    errors = {e["id"]: e for e in history["errors"]}
+    old, new = by_template(v1, "the limit")["id"], by_template(v2, "the limit")["id"]
+    assert errors[old]["ranges"] == ["v1"] and errors[new]["ranges"] == ["v2"]
+    assert errors[old]["replaced_by"] == [{"id": new, "kind": "reworded", "release": "v2"}]
+    assert errors[new]["replaces"] == [{"id": old, "kind": "reworded", "release": "v1"}]
+    stays = by_template(v2, "this error stays")["id"]
+    assert errors[stays]["ranges"] == ["v1 – v2"] and set(errors[stays]["sites"]) == {"v1", "v2"}
+    assert history["stats"]["by_kind"] == {"retyped": 1, "reworded": 1, "moved-reworded": 0}
+
+
+def test_version_ranges():
+    releases = ["v1", "v2", "v3", "v4", "v5"]
+    assert version_ranges(["v1", "v2", "v4"], releases) == ["v1 – v2", "v4"]
+    assert version_ranges(["v2", "v3", "v4", "v5"], releases) == ["v2 – v5"]
+    assert version_ranges([], releases) == []
+
+
+def test_scan_with_several_revs_writes_the_history(tmp_path):
+    repo = tagged_repo(tmp_path / "r", {"v1": V1, "v2": V2})
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "scan", "--source", str(repo), "--rev", "v1", "--rev", "v2", "--out", "-",
+         "--cache-dir", str(tmp_path / "c")],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    history = json.loads(result.stdout)
+    assert [r["revision"] for r in history["releases"]] == ["v1", "v2"] and history["stats"]["links"] == 2
+
+
+# --- the corpus ----------------------------------------------------------------------------
+
+
+def test_mamba_error_is_raised_from_v0_20_0_on(corpus_scan):
+    history = assemble_history([corpus_scan(rev) for rev in RELEASES])
+    (mamba,) = [e for e in history["errors"] if e["template"] == MAMBA]
+    assert mamba["first"] == "v0.20.0" and mamba["ranges"] == ["v0.20.0 – v0.33.0"]
+    assert history["stats"]["errors"] > 12000 and history["stats"]["links"] > 500
+
+
+def test_drift_between_the_last_two_releases(corpus_bundle, session_cache, corpus_scan):
+    corpus_scan("v0.32.0"), corpus_scan("v0.33.0")  # warm the session cache
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "drift", "v0.32.0", "v0.33.0", "--json", "--source", str(corpus_bundle),
+         "--cache-dir", str(session_cache)],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    for kind in ("added", "removed", "reworded", "retyped", "moved"):
+        assert report[kind], kind
+    assert all(item["kind"] == "retyped" for item in report["retyped"])
+    assert report["coverage"]["curated"] >= 30 and 0 < report["coverage"]["weighted_share"] <= 1
+    assert report["stale_entries"] == []
