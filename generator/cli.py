@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     lookup.add_argument("text", nargs="?", default="-", help="the text, or - (the default) to read standard input")
     lookup.add_argument("--json", action="store_true", help="print the result as JSON")
     lookup.add_argument("--top", type=int, default=3, help="how many matches to show (default 3)")
+    lookup.add_argument("--pin-only", action="store_true", help="match only the pin's errors, not those of older [history] releases")
     _add_source_options(lookup)
     lookup.set_defaults(run=run_lookup)
 
@@ -52,11 +53,13 @@ def build_parser() -> argparse.ArgumentParser:
     build = commands.add_parser("build", help="build the site (pages, search, lookup, JSON API)")
     _add_source_options(build)
     build.add_argument("--out", type=Path, default=None, help="where the site goes (default: site/ beside errorkb.toml)")
+    build.add_argument("--pin-only", action="store_true", help="document the pin alone, without the [history] releases")
     build.set_defaults(run=run_build)
 
     check = commands.add_parser("check", help="check the curated entries (errors/*.yaml) against the schema and the pinned release")
     _add_source_options(check)
     check.add_argument("--errors", type=Path, default=None, help="the folder of entries (default: errors/ beside errorkb.toml)")
+    check.add_argument("--pin-only", action="store_true", help="accept only ids raised at the pin, not in older [history] releases")
     check.set_defaults(run=run_check)
 
     new = commands.add_parser("new", help="start a curated entry for the vLLM error in a pasted message")
@@ -201,16 +204,42 @@ def read_paste(text: str) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def lookup_index(config: Config, args: argparse.Namespace) -> tuple[dict, str]:
+    """The compact lookup index of the pin, and of every [history] release when the pin is one.
+
+    Built once per set of commits (and scanner) and kept in the cache: a lookup over
+    23 releases then costs one file read, not 23 scans.
+    """
+    import hashlib
+    import json
+
+    from generator.cache import scanner_fingerprint
+    from generator.lookup import compact_index
+
+    pin = args.rev or config.rev
+    revs = list(config.releases) if config.releases and pin in config.releases and not args.pin_only else [pin]
+    resolved = [open_revision(config, args, rev) for rev in revs]
+    cache_dir = resolved[0][1]
+    key = hashlib.sha256(("\n".join(f"{r.rev}={r.commit}" for r, _ in resolved) + scanner_fingerprint()).encode()).hexdigest()[:16]
+    path = cache_dir / f"lookup-index-{key}.json"
+    if path.is_file():
+        return json.loads(path.read_text(encoding="utf-8")), pin
+    index = compact_index([scan_catalog(config, args, rev)[1].to_json() for rev in revs])
+    write_atomically(str(path), json.dumps(index, ensure_ascii=False, separators=(",", ":")))
+    return index, pin
+
+
 def run_lookup(config: Config, args: argparse.Namespace) -> int:
     import json
 
-    from generator.lookup import matcher_from_catalogs
+    from generator.history import version_ranges
+    from generator.lookup import matcher_from_index
 
     if args.top < 1:
         raise UsageError("--top must be at least 1")
     paste = read_paste(args.text)
-    _, catalog = scan_catalog(config, args)
-    matcher = matcher_from_catalogs([catalog.to_json()], config.site_url)
+    index, pin = lookup_index(config, args)
+    matcher = matcher_from_index(index, config.site_url)
     matches, foreign = matcher.lookup(paste, top=args.top)
     if args.json:
         print(json.dumps({"matches": [m.to_json() for m in matches], "not_vllm": foreign}, indent=1, ensure_ascii=False))
@@ -223,14 +252,14 @@ def run_lookup(config: Config, args: argparse.Namespace) -> int:
         print("Nothing to look up: the input is empty. Paste an error message, traceback or log.")
         return 1
     elif not matches:
-        print(f"No vLLM error at {catalog.revision} matches this text.")
+        print(f"No vLLM error of {', '.join(index['revisions'][-1:] if len(index['revisions']) == 1 else [index['revisions'][0] + ' – ' + index['revisions'][-1]])} matches this text.")
         return 1
     for rank, match in enumerate(matches, 1):
         data = match.to_json()
         site = data["sites"][0] if data["sites"] else None
         where = f" · {site['path']}:{site['line']}" if site else ""
         print(f"{rank}. {data['title']}  [score {data['score']:.2f}]")
-        print(f"   id {data['id']} · {', '.join(data['versions'])}{where}")
+        print(f"   id {data['id']} · {', '.join(version_ranges(data['versions'], index['revisions']))}{where}")
         print(f"   {data['url']}")
         for name, value in data["values"].items():
             value = value if len(value) <= 120 else value[:117] + "..."
@@ -254,11 +283,18 @@ def run_build(config: Config, args: argparse.Namespace) -> int:
             print(problem, file=sys.stderr)
         raise UsageError(f"{len(problems)} problems in the entries (listed above); fix them, `errorkb check` lists them too")
     revision, catalog = scan_catalog(config, args)
+    releases = None
+    if config.releases and not args.pin_only:
+        if revision.rev not in config.releases:
+            raise UsageError(f"the pin {revision.rev} is not among errorkb.toml's [history] releases; add it or pass --pin-only")
+        releases = [catalog.to_json() if rev == revision.rev else scan_catalog(config, args, rev)[1].to_json()
+                    for rev in config.releases]
     engine_args = {
         a.name: Flag(name=a.name, flag=a.flag, type=a.type, default=a.default, help=a.help)
         for a in engine_args_at(revision)
     }
-    site = SiteInput(catalog=catalog.to_json(), entries=entries, engine_args=engine_args, issues_url=config.issues_url)
+    site = SiteInput(catalog=catalog.to_json(), entries=entries, engine_args=engine_args, issues_url=config.issues_url,
+                     releases=releases)
     try:
         pages = build_site(mkdocs_file, site, out)
     except BuildError as exc:
@@ -279,7 +315,20 @@ def run_check(config: Config, args: argparse.Namespace) -> int:
     entries, problems = load_entries(folder, config.root)
     revision, catalog = scan_catalog(config, args)
     flags = serve_flags_at(revision)
-    problems = sorted(problems + check_entries(entries, catalog.to_json()["errors"], flags, revision.rev))
+    known = catalog.to_json()["errors"]
+    where = revision.rev
+    if config.releases and revision.rev in config.releases and not args.pin_only:
+        # An entry may also explain an older wording (pages of past errors stay up).
+        seen = {e["id"] for e in known}
+        for rev in reversed(config.releases):
+            if rev == revision.rev:
+                continue
+            for error in scan_catalog(config, args, rev)[1].to_json()["errors"]:
+                if error["id"] not in seen:
+                    seen.add(error["id"])
+                    known.append(error)
+        where = f"{revision.rev} or any of the {len(config.releases)} [history] releases"
+    problems = sorted(problems + check_entries(entries, known, flags, where))
     files = len(list(folder.glob("*.yaml")))
     if not problems:
         print(f"{files} entries, no problems")

@@ -46,6 +46,11 @@ class ErrorPage:
     entry: object | None = None  # generator.entries.ErrorEntry when curated
     verification: dict | None = None
     related: list[str] = field(default_factory=list)  # other ids of the same entry
+    ranges: list[str] = field(default_factory=list)  # "v0.26.0 – v0.33.0"
+    replaces: list[dict] = field(default_factory=list)  # lineage: {"id", "kind", "release"}
+    replaced_by: list[dict] = field(default_factory=list)
+    current: bool = True  # raised at the pin; otherwise its page tells where it was last raised
+    last_release: str = ""
 
     @property
     def curated(self) -> bool:
@@ -116,18 +121,27 @@ def build_pages(
     entries: Iterable,
     engine_args: dict[str, Flag],
     verifications: dict[str, dict] | None = None,
+    history: dict | None = None,
 ) -> list[ErrorPage]:
-    """One page per error of the catalog, curated ones with their entry."""
+    """One page per error of the catalog, curated ones with their entry.
+
+    With a ``history`` (``generator.history.assemble_history``), pages also carry
+    their releases and lineage, and every error raised in an earlier release but no
+    longer at the pin gets a page too: its ids stay reachable.
+    """
     tag = catalog.get("tag") or catalog["revision"]
     by_id = {}
     for entry in entries:
         for error_id in entry.ids:
             by_id.setdefault(error_id, entry)
+    past = {e["id"]: e for e in history["errors"]} if history else {}
+    release_tags = {r["revision"]: r.get("tag") or r["revision"] for r in history["releases"]} if history else {}
     pages = []
     for error in catalog["errors"]:
         sites = [dict(s, permalink=permalink(tag, s["path"], s["line"])) for s in error["sites"]]
         entry = by_id.get(error["id"])
         has_message = error.get("has_message", True)
+        known = past.get(error["id"], {})
         pages.append(
             ErrorPage(
                 id=error["id"],
@@ -140,10 +154,50 @@ def build_pages(
                 subsystem=subsystem_of(sites[0]["path"]),
                 meaning=entry.summary if entry else generated_meaning(error["exception"], error["kind"], sites, has_message),
                 flags=flags_involved(error["template"], sites, engine_args),
-                versions=[catalog["revision"]],
+                versions=known.get("versions", [catalog["revision"]]),
                 entry=entry,
                 verification=(verifications or {}).get(entry.slug) if entry else None,
                 related=[i for i in entry.ids if i != error["id"]] if entry else [],
+                ranges=known.get("ranges", [catalog["revision"]]),
+                replaces=known.get("replaces", []),
+                replaced_by=known.get("replaced_by", []),
+            )
+        )
+    at_pin = {e["id"] for e in catalog["errors"]}
+    for error_id, error in past.items():
+        if error_id in at_pin:
+            continue
+        last = error["last"]
+        sites = [
+            dict(s, guard=[], placeholders=[], variants=[], comment="", excerpt="", excerpt_line=s["line"], end_line=s["line"],
+                 permalink=permalink(release_tags.get(last, last), s["path"], s["line"]))
+            for s in error["sites"][last]
+        ]
+        entry = by_id.get(error_id)
+        has_message = error.get("has_message", True)
+        pages.append(
+            ErrorPage(
+                id=error_id,
+                exception=error["exception"],
+                kind=error["kind"],
+                template=error["template"],
+                has_message=has_message,
+                title=error_title(error["exception"], error["template"], has_message),
+                sites=sites,
+                subsystem=subsystem_of(sites[0]["path"]),
+                meaning=entry.summary if entry else (
+                    f"vLLM raised `{error['exception']}` here in {', '.join(error['ranges'])}; "
+                    f"{catalog['revision']} no longer does."
+                ),
+                flags=flags_involved(error["template"], sites, engine_args),
+                versions=error["versions"],
+                entry=entry,
+                related=[i for i in entry.ids if i != error_id] if entry else [],
+                ranges=error["ranges"],
+                replaces=error["replaces"],
+                replaced_by=error["replaced_by"],
+                current=False,
+                last_release=last,
             )
         )
     return pages
@@ -192,6 +246,10 @@ def error_json(page: ErrorPage, catalog: dict, report: str) -> dict:
         "revision": catalog["revision"],
         "commit": catalog["commit"],
         "versions": page.versions,
+        "ranges": page.ranges,
+        "current": page.current,
+        "replaces": page.replaces,
+        "replaced_by": page.replaced_by,
         "flags": [f.to_json() for f in page.flags],
         "sites": [
             {
@@ -229,6 +287,8 @@ def index_json(pages: list[ErrorPage], catalog: dict) -> dict:
                 "url": p.url,
                 "curated": p.curated,
                 "verified": p.verification is not None,
+                "current": p.current,
+                "ranges": p.ranges,
             }
             for p in pages
         ],

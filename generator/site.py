@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator.history import assemble_history, drift
 from generator.lookup import compact_index
 from generator.pages import API_SCHEMA_VERSION, ErrorPage, build_pages, error_json, index_json, report_url
 from generator.render import TEMPLATES, environment
@@ -34,6 +35,7 @@ class SiteInput:
     engine_args: dict  # name -> generator.pages.Flag
     issues_url: str = "https://github.com/errorkb/errorkb/issues/new"
     verifications: dict | None = None  # entry slug -> record
+    releases: list[dict] | None = None  # catalogs of every covered release, oldest first (the pin among them)
 
 
 def write_json(path: Path, data) -> None:
@@ -53,7 +55,9 @@ def render_docs(site: SiteInput, docs: Path) -> list[ErrorPage]:
     """Write every Markdown page, asset and API file of the site into ``docs``."""
     env = environment()
     catalog = site.catalog
-    pages = build_pages(catalog, site.entries, site.engine_args, site.verifications)
+    releases = site.releases or [catalog]
+    history = assemble_history(releases) if len(releases) > 1 else None
+    pages = build_pages(catalog, site.entries, site.engine_args, site.verifications, history)
     known = {p.id for p in pages}
     for page in pages:
         page.related = [i for i in page.related if i in known]
@@ -63,7 +67,7 @@ def render_docs(site: SiteInput, docs: Path) -> list[ErrorPage]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
 
-    index = compact_index([catalog])
+    index = compact_index(releases)
     write("index.md", env.get_template("home.md.j2").render(error_count=len(index["errors"]), revisions=index["revisions"]))
     shutil.copytree(TEMPLATES / "assets", docs / "assets")
     write_json(docs / "api" / "lookup-index.json", index)
@@ -93,6 +97,8 @@ def render_docs(site: SiteInput, docs: Path) -> list[ErrorPage]:
     ):
         grouped: dict[str, list[ErrorPage]] = {}
         for page in pages:
+            if not page.current:
+                continue  # reached from the release pages and from lineage links
             grouped.setdefault(getattr(page, attribute), []).append(page)
         rows = []
         for name in sorted(grouped):
@@ -110,10 +116,25 @@ def render_docs(site: SiteInput, docs: Path) -> list[ErrorPage]:
             column=column,
             groups=rows,
         ))
+    _release_pages(env, write, releases, {p.id: p for p in pages})
     write("json-api.md", env.get_template("json-api.md.j2").render(
         schema_version=API_SCHEMA_VERSION, revision=catalog["revision"], commit=catalog["commit"],
     ))
     return pages
+
+
+def _release_pages(env, write, releases: list[dict], by_id: dict[str, ErrorPage]) -> None:
+    """A page per release: what changed in its errors since the release before it."""
+    template = env.get_template("release.md.j2")
+    rows = []
+    for old, new in zip(releases, releases[1:]):
+        report = drift(old, new)
+        counts = {kind: len(report[kind]) for kind in ("added", "removed", "reworded", "retyped", "moved")}
+        rows.append({"name": new["revision"], "slug": _slug(new["revision"]), **counts})
+        write(f"releases/{_slug(new['revision'])}.md", template.render(
+            old=old["revision"], new=new["revision"], report=report, counts=counts, pages=by_id,
+        ))
+    write("releases/index.md", env.get_template("releases.md.j2").render(rows=list(reversed(rows)), first=releases[0]["revision"]))
 
 
 def build_site(config_file: Path, site: SiteInput, out: Path) -> list[ErrorPage]:

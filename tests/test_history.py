@@ -116,3 +116,44 @@ def test_drift_between_the_last_two_releases(corpus_bundle, session_cache, corpu
     assert all(item["kind"] == "retyped" for item in report["retyped"])
     assert report["coverage"]["curated"] >= 30 and 0 < report["coverage"]["weighted_share"] <= 1
     assert report["stale_entries"] == []
+
+
+def test_site_keeps_pages_of_past_errors_with_lineage_and_release_pages(tmp_path):
+    from generator.site import SiteInput, build_site
+
+    v1, v2 = catalogs(tmp_path)
+    out = tmp_path / "site"
+    pages = build_site(ROOT / "mkdocs.yml", SiteInput(catalog=v2, entries=[], engine_args={}, releases=[v1, v2]), out)
+    old_limit, new_limit = by_template(v1, "the limit")["id"], by_template(v2, "the limit")["id"]
+    gone = by_template(v1, "this key is gone")["id"]
+    assert {p.id for p in pages} == {e["id"] for e in v1["errors"]} | {e["id"] for e in v2["errors"]}
+    old_page = (out / "errors" / old_limit / "index.html").read_text()
+    assert "No longer raised" in old_page and f'href="../{new_limit}/"' in old_page
+    data = json.loads((out / "api" / "errors" / f"{gone}.json").read_text())
+    assert data["current"] is False and data["ranges"] == ["v1"]
+    release = (out / "releases" / "v2" / "index.html").read_text()
+    assert gone in release and new_limit in release
+    index = json.loads((out / "api" / "lookup-index.json").read_text())
+    assert index["revisions"] == ["v1", "v2"]
+
+
+def test_v0_kv_cache_paste_leads_to_the_curated_page(corpus_scan):
+    from generator.entries import load_entries
+    from generator.lookup import compact_index, matcher_from_index
+    from generator.pages import build_pages
+
+    releases = [corpus_scan(rev) for rev in RELEASES]
+    matcher = matcher_from_index(compact_index(releases))
+    paste = (
+        "ERROR 05-01 12:00:00 worker.py:400] ValueError: The model's max seq len (32768) is larger than the maximum "
+        "number of tokens that can be stored in KV cache (16016). Try increasing `gpu_memory_utilization` or "
+        "decreasing `max_model_len` when initializing the engine."
+    )
+    (match, *_), _ = matcher.lookup(paste)
+    assert match.error.id == "4e2f73f849f6bc18" and match.error.versions[-1] == "v0.10.0"
+    entries, problems = load_entries(ROOT / "errors", ROOT)
+    assert not problems
+    pages = {p.id: p for p in build_pages(releases[-1], entries, {}, None, assemble_history(releases))}
+    v0, v1 = pages["4e2f73f849f6bc18"], pages["bdaa78831d773037"]
+    assert not v0.current and v0.entry is not None and v0.entry is v1.entry
+    assert v0.entry.slug == "kv-cache-too-small-for-max-model-len"
