@@ -181,7 +181,8 @@ def test_the_real_entries_pass_errorkb_check_at_the_pin(corpus_bundle, session_c
 def test_errorkb_check_lists_every_problem_and_exits_1(corpus_bundle, session_cache, tmp_path):
     write(tmp_path, "a.yaml", entry_text(ids=f"[{MAMBA_ID}]", extra="    commands:\n      vllm: vllm serve M --max-num-seq 8\n"))
     write(tmp_path, "b.yaml", entry_text(ids=f"[{MAMBA_ID}, ffffffffffffffff]").replace("title: A problem", "titel: A problem"))
-    result = errorkb("check", "--source", str(corpus_bundle), "--rev", "v0.33.0", "--errors", str(tmp_path), cache=session_cache)
+    result = errorkb("check", "--source", str(corpus_bundle), "--rev", "v0.33.0", "--errors", str(tmp_path), "--pin-only",
+                     cache=session_cache)
     assert result.returncode == 1, result.stderr
     messages = [line.split(": ", 1)[1] for line in result.stdout.splitlines()]
     assert len(messages) == 6, result.stdout
