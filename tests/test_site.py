@@ -158,6 +158,18 @@ def test_a_failed_build_leaves_the_previous_site(site_input, tmp_path):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+def test_an_entry_with_several_ids_links_its_pages_in_a_paragraph(tmp_path):
+    errors = tmp_path / "errors"
+    errors.mkdir()
+    (errors / "both.yaml").write_text(ENTRY.replace("ids: [0123456789abcdef]", "ids: [0123456789abcdef, fedcba9876543210]"))
+    entries, problems = load_entries(errors, tmp_path)
+    assert not problems
+    build_site(ROOT / "mkdocs.yml", SiteInput(catalog=CATALOG, entries=entries, engine_args=ENGINE_ARGS), tmp_path / "site")
+    html = (tmp_path / "site" / "errors" / "fedcba9876543210" / "index.html").read_text()
+    assert 'href="../0123456789abcdef/"' in html
+    assert "Same problem, other messages" in html and not re.search(r"<h\d[^>]*>Same problem", html)
+
+
 def test_hostile_text_is_inert_in_the_built_html(site_input, tmp_path):
     build_site(ROOT / "mkdocs.yml", site_input, tmp_path / "site")
     html = (tmp_path / "site" / "errors" / "0123456789abcdef" / "index.html").read_text()
