@@ -139,30 +139,8 @@ def build_pages(
     pages = []
     for error in catalog["errors"]:
         sites = [dict(s, permalink=permalink(tag, s["path"], s["line"])) for s in error["sites"]]
-        entry = by_id.get(error["id"])
-        has_message = error.get("has_message", True)
-        known = past.get(error["id"], {})
-        pages.append(
-            ErrorPage(
-                id=error["id"],
-                exception=error["exception"],
-                kind=error["kind"],
-                template=error["template"],
-                has_message=has_message,
-                title=error_title(error["exception"], error["template"], has_message),
-                sites=sites,
-                subsystem=subsystem_of(sites[0]["path"]),
-                meaning=entry.summary if entry else generated_meaning(error["exception"], error["kind"], sites, has_message),
-                flags=flags_involved(error["template"], sites, engine_args),
-                versions=known.get("versions", [catalog["revision"]]),
-                entry=entry,
-                verification=(verifications or {}).get(entry.slug) if entry else None,
-                related=[i for i in entry.ids if i != error["id"]] if entry else [],
-                ranges=known.get("ranges", [catalog["revision"]]),
-                replaces=known.get("replaces", []),
-                replaced_by=known.get("replaced_by", []),
-            )
-        )
+        known = past.get(error["id"], {"versions": [catalog["revision"]], "ranges": [catalog["revision"]]})
+        pages.append(_page(error, sites, by_id.get(error["id"]), engine_args, verifications, known))
     at_pin = {e["id"] for e in catalog["errors"]}
     for error_id, error in past.items():
         if error_id in at_pin:
@@ -173,34 +151,45 @@ def build_pages(
                  permalink=permalink(release_tags.get(last, last), s["path"], s["line"]))
             for s in error["sites"][last]
         ]
-        entry = by_id.get(error_id)
-        has_message = error.get("has_message", True)
-        pages.append(
-            ErrorPage(
-                id=error_id,
-                exception=error["exception"],
-                kind=error["kind"],
-                template=error["template"],
-                has_message=has_message,
-                title=error_title(error["exception"], error["template"], has_message),
-                sites=sites,
-                subsystem=subsystem_of(sites[0]["path"]),
-                meaning=entry.summary if entry else (
-                    f"vLLM raised `{error['exception']}` here in {', '.join(error['ranges'])}; "
-                    f"{catalog['revision']} no longer does."
-                ),
-                flags=flags_involved(error["template"], sites, engine_args),
-                versions=error["versions"],
-                entry=entry,
-                related=[i for i in entry.ids if i != error_id] if entry else [],
-                ranges=error["ranges"],
-                replaces=error["replaces"],
-                replaced_by=error["replaced_by"],
-                current=False,
-                last_release=last,
-            )
-        )
+        gone = f"vLLM raised `{error['exception']}` here in {', '.join(error['ranges'])}; {catalog['revision']} no longer does."
+        pages.append(_page(error, sites, by_id.get(error_id), engine_args, verifications, error, gone, last))
     return pages
+
+
+def _page(
+    error: dict,
+    sites: list[dict],
+    entry,
+    engine_args: dict[str, Flag],
+    verifications: dict[str, dict] | None,
+    known: dict,
+    gone: str = "",
+    last_release: str = "",
+) -> ErrorPage:
+    """The page of one error; ``gone`` says how it was raised before when the pin no longer does."""
+    has_message = error.get("has_message", True)
+    meaning = generated_meaning(error["exception"], error["kind"], sites, has_message) if not gone else gone
+    return ErrorPage(
+        id=error["id"],
+        exception=error["exception"],
+        kind=error["kind"],
+        template=error["template"],
+        has_message=has_message,
+        title=error_title(error["exception"], error["template"], has_message),
+        sites=sites,
+        subsystem=subsystem_of(sites[0]["path"]),
+        meaning=entry.summary if entry else meaning,
+        flags=flags_involved(error["template"], sites, engine_args),
+        versions=known["versions"],
+        entry=entry,
+        verification=(verifications or {}).get(entry.slug) if entry else None,
+        related=[i for i in entry.ids if i != error["id"]] if entry else [],
+        ranges=known["ranges"],
+        replaces=known.get("replaces", []),
+        replaced_by=known.get("replaced_by", []),
+        current=not gone,
+        last_release=last_release,
+    )
 
 
 def report_url(issues_url: str, page: ErrorPage) -> str:
