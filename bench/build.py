@@ -10,24 +10,16 @@ time), and the size of the error pages' HTML (goal: at most 40 KB each).
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from common import ROOT, pin_catalog, source_parser
 
-from generator.cache import BlobCache  # noqa: E402
-from generator.catalog import catalog_json, scan_revision  # noqa: E402
-from generator.config import load_config  # noqa: E402
 from generator.engine_args import engine_args_at  # noqa: E402
 from generator.entries import load_entries  # noqa: E402
 from generator.pages import Flag  # noqa: E402
 from generator.site import SiteInput, build_site  # noqa: E402
-from generator.sources import resolve  # noqa: E402
 
 
 def timed_build(catalog: dict, entries, args, out: Path) -> tuple[float, int, list[int]]:
@@ -39,16 +31,8 @@ def timed_build(catalog: dict, entries, args, out: Path) -> tuple[float, int, li
 
 
 def main() -> int:
-    config = load_config()
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", default=config.source)
-    parser.add_argument("--rev", default=config.rev)
-    parser.add_argument("--cache-dir", type=Path, default=config.cache_dir)
-    args = parser.parse_args()
-
-    revision = resolve(args.source, args.rev, args.cache_dir)
-    with BlobCache(args.cache_dir / "analysis.sqlite") as cache:
-        catalog = json.loads(catalog_json(scan_revision("vllm", revision, cache)))
+    args = source_parser(__doc__).parse_args()
+    revision, catalog = pin_catalog(args)
     entries, problems = load_entries(ROOT / "errors", ROOT)
     if problems:
         print("\n".join(map(str, problems)))

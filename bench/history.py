@@ -10,14 +10,15 @@ cold; warm history <= 10 s.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import source_parser  # noqa: E402
 
 from generator.cache import BlobCache  # noqa: E402
 from generator.catalog import scan_revision  # noqa: E402
@@ -37,9 +38,7 @@ def scan_all(revisions, cache_path: Path, workers: int) -> float:
 
 def main() -> int:
     config = load_config()
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", default=config.source)
-    parser.add_argument("--cache-dir", type=Path, default=config.cache_dir)
+    parser = source_parser(__doc__, rev=False)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
 

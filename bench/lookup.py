@@ -10,21 +10,13 @@ p50/p99 latency for a one-line message and for a 200-line server log.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from common import ROOT, pin_catalog, source_parser
 
-from generator.cache import BlobCache  # noqa: E402
-from generator.catalog import catalog_json, scan_revision  # noqa: E402
-from generator.config import load_config  # noqa: E402
 from generator.lookup import matcher_from_catalogs  # noqa: E402
-from generator.sources import resolve  # noqa: E402
 
 PASTES = ROOT / "tests" / "data" / "pastes"
 MESSAGE = "ValueError: Total number of attention heads (28) must be divisible by tensor parallel size (8)."
@@ -56,16 +48,10 @@ def latencies(matcher, text: str, runs: int) -> tuple[float, float]:
 
 
 def main() -> int:
-    config = load_config()
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", default=config.source)
-    parser.add_argument("--rev", default=config.rev)
-    parser.add_argument("--cache-dir", type=Path, default=config.cache_dir)
+    parser = source_parser(__doc__)
     parser.add_argument("--runs", type=int, default=300)
     args = parser.parse_args()
-
-    with BlobCache(args.cache_dir / "analysis.sqlite") as cache:
-        catalog = json.loads(catalog_json(scan_revision("vllm", resolve(args.source, args.rev, args.cache_dir), cache)))
+    _, catalog = pin_catalog(args)
     start = time.perf_counter()
     matcher = matcher_from_catalogs([catalog])
     build = time.perf_counter() - start

@@ -11,7 +11,6 @@ The source itself is resolved (cloned, imported) before any timing starts.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import multiprocessing
 import os
@@ -20,11 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import source_parser  # noqa: E402
 
 from generator.cache import BlobCache  # noqa: E402
 from generator.catalog import scan_revision  # noqa: E402
-from generator.config import load_config  # noqa: E402
 from generator.sources import BlobReader, python_files, resolve  # noqa: E402
 
 
@@ -59,11 +59,7 @@ def timed_scan(revision, cache_path: Path, workers: int) -> tuple[float, int]:
 
 
 def main() -> int:
-    config = load_config()
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", default=config.source)
-    parser.add_argument("--rev", default=config.rev)
-    parser.add_argument("--cache-dir", type=Path, default=config.cache_dir, help="where the source is cached")
+    parser = source_parser(__doc__)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
 

@@ -149,12 +149,18 @@ def build_site(config_file: Path, site: SiteInput, out: Path) -> list[ErrorPage]
         docs, built = work / "docs", work / "site"
         docs.mkdir()
         pages = render_docs(site, docs)
+        before = os.environ.get("SOURCE_DATE_EPOCH")
         os.environ["SOURCE_DATE_EPOCH"] = SOURCE_DATE_EPOCH
         try:
             config = load_config(str(config_file), docs_dir=str(docs), site_dir=str(built), strict=True)
             build(config)
         except (MkDocsException, Abort, SystemExit) as exc:
             raise BuildError(f"mkdocs failed: {exc}") from None
+        finally:  # the process's environment is the caller's
+            if before is None:
+                os.environ.pop("SOURCE_DATE_EPOCH", None)
+            else:
+                os.environ["SOURCE_DATE_EPOCH"] = before
         _swap(built, out)
         return pages
     finally:
