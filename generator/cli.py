@@ -68,6 +68,17 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--errors", type=Path, default=None, help="the folder of entries (default: errors/ beside errorkb.toml)")
     new.add_argument("--force", action="store_true", help="overwrite an entry file that exists")
     new.set_defaults(run=run_new)
+
+    verify = commands.add_parser("verify", help="run the entries' error and fix cases against the real vLLM and record what happened")
+    verify.add_argument("select", nargs="*", metavar="ID", help="entry slugs or error ids to run (default: every entry with cases on the tier)")
+    verify.add_argument("--tier", choices=("cpu", "cuda"), default="cpu", help="cpu: VLLM_TARGET_DEVICE=cpu, vLLM imported once, a forked child per case; cuda: a process per case on a GPU")
+    verify.add_argument("--executor", choices=("local", "ray"), default="local", help="ray: each case as a Ray task (num_gpus=1 for CUDA cases)")
+    verify.add_argument("--ray-address", default=None, help="the Ray cluster to submit to (default: a local Ray)")
+    verify.add_argument("--records", type=Path, default=None, help="where the records go (default: errors/verifications/)")
+    verify.add_argument("--no-record", action="store_true", help="run and report, write no records")
+    verify.add_argument("--errors", type=Path, default=None, help="the folder of entries (default: errors/ beside errorkb.toml)")
+    _add_source_options(verify)
+    verify.set_defaults(run=run_verify)
     return parser
 
 
@@ -364,6 +375,86 @@ def run_new(config: Config, args: argparse.Namespace) -> int:
     print(target)
     print(f"{error['id']}: {matches[0].error.title}; fill in the TODOs, then run `errorkb check`", file=sys.stderr)
     return 0
+
+
+def run_verify(config: Config, args: argparse.Namespace) -> int:
+    import datetime
+
+    from generator.entries import load_entries
+    from generator.harness import ForkServerRunner, HarnessError, ProcessRunner, Progress, RayRunner, gpu_snapshot
+    from generator.lookup import matcher_from_catalogs
+    from generator.verify import TIER_ENV, judge_pair, plan, problems, requests_for, unknown_selections, updated_records
+    from generator.vllm_env import VllmMissing, require_vllm_python
+
+    folder = args.errors or config.root / "errors"
+    entries, entry_problems = load_entries(folder, config.root)
+    if entry_problems:
+        for problem in entry_problems:
+            print(problem, file=sys.stderr)
+        raise UsageError(f"{len(entry_problems)} problems in the entries (listed above); fix them first")
+    unknown = unknown_selections(entries, args.select)
+    if unknown:
+        raise UsageError(f"no entry is named or explains {', '.join(unknown)}; give entry slugs (errors/<slug>.yaml) or error ids")
+    repros = plan(entries, args.tier, args.select)
+    if not repros:
+        print(f"no entry has {args.tier} cases{' among ' + ', '.join(args.select) if args.select else ''}", file=sys.stderr)
+        return 0
+    try:
+        python = require_vllm_python(config)
+    except VllmMissing as exc:
+        raise UsageError(str(exc)) from None
+    if args.tier == "cuda" and gpu_snapshot() is None:
+        raise UsageError("the cuda tier needs an NVIDIA GPU and nvidia-smi on this machine; "
+                         "run it where there is one (or submit to a GPU cluster with --executor ray --ray-address ADDR)")
+    revision, catalog = scan_catalog(config, args)
+    data = catalog.to_json()
+    errors_by_id = {e["id"]: e for e in data["errors"]}
+    matcher = matcher_from_catalogs([data], config.site_url)
+
+    def match(text: str):
+        matches, _ = matcher.lookup(text, top=1)
+        return matches[0].error.id if matches else None
+
+    watch = args.tier == "cpu" and args.executor == "local"
+    pairs = [requests_for(r, errors_by_id, config.root, watch) for r in repros]
+    progress = Progress(len(pairs))
+    results = []
+    runner = None
+    try:
+        if args.executor == "ray":
+            runner = RayRunner(python, args.ray_address, env=os.environ | TIER_ENV[args.tier], tier=args.tier)
+            flat = runner.run_all([request for pair in pairs for request in pair])
+            for i, repro in enumerate(repros):
+                results.append(judge_pair(repro, flat[2 * i], flat[2 * i + 1], match, watch))
+                progress.step(repro.label, results[-1].passed)
+        else:
+            # The tier's environment is the server's too: vLLM picks its platform at import.
+            env = os.environ | TIER_ENV[args.tier]
+            runner = ForkServerRunner(python, env=env) if args.tier == "cpu" else ProcessRunner(python, env=env, watch_gpu=True)
+            for repro, (error_request, fix_request) in zip(repros, pairs):
+                results.append(judge_pair(repro, runner.run(error_request), runner.run(fix_request), match, watch))
+                progress.step(repro.label, results[-1].passed)
+        environment = runner.environment
+    except HarnessError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        if runner is not None:
+            runner.close()
+    if environment.get("vllm") and environment["vllm"] != revision.rev.removeprefix("v"):
+        print(f"note: the interpreter has vLLM {environment['vllm']}, the pin is {revision.rev}; records will show as stale",
+              file=sys.stderr)
+    if not args.no_record:
+        date = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+        for path, text in updated_records(args.records or folder / "verifications", results, environment, date).items():
+            write_atomically(path, text)
+    by_slug = {e.slug: e for e in entries}
+    failures = problems(results, by_slug)
+    for line in failures:
+        print(line)
+    passed = sum(r.passed for r in results)
+    print(f"{passed}/{len(results)} {args.tier} reproductions passed (error and fix), vLLM {environment.get('vllm')}",
+          file=sys.stderr)
+    return 1 if failures else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,339 @@
+"""Reproduction cases, their verdicts and the records they leave: the pure middle of the harness.
+
+An entry's ``reproduce`` section holds one or more pairs of cases: an *error case*
+that must raise the entry's error, and a *fix case* that must get past the point where
+that error is raised. Running them is ``generator/harness.py``'s job; this module turns
+the raw YAML into ``Reproduction`` objects, judges what a run produced, and assembles
+the record (``errors/verifications/<slug>.json``) and the badge a page shows.
+
+When a case passes:
+
+- **error case**: it raised an exception, and the lookup matcher, given the full
+  traceback as a person would paste it, ranks the case's ``expect`` id first.
+- **fix case**: it reached its ``reach`` point -- ``engine-config``: vLLM's
+  ``EngineArgs.create_engine_config`` returned, i.e. every configuration check ran
+  and passed (the run stops there); ``health``: the server answered ``GET /health``
+  with 200; ``return``: the snippet ran to its end; ``exit-0``: the command exited
+  with 0 -- *and*, where the harness could trace it, the function that raises the
+  error was entered and returned normally without executing the raise statement.
+  A fix case that never reaches the raising function does not show that it fixed it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+REACH_POINTS = ("engine-config", "health", "return", "exit-0")
+DEFAULT_TIMEOUT_S = 120.0
+TIERS = ("cpu", "cuda")
+
+
+@dataclass(frozen=True)
+class ReproCase:
+    """One run of vLLM, as an entry describes it."""
+
+    role: str  # "error" or "fix"
+    kind: str  # "python" or "cli"
+    code: str = ""  # python
+    argv: tuple[str, ...] = ()  # cli
+    env: tuple[tuple[str, str], ...] = ()
+    requires: str = "cpu"
+    min_gpu_memory_gib: float | None = None
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    expect: str | None = None  # error cases
+    reach: str | None = None  # fix cases
+    past: str | None = None  # fix cases: "PATH:QUALNAME", "none", or None for the error's own sites
+
+    def stop_at(self) -> str | None:
+        """The point where the run is stopped on purpose (fix cases only)."""
+        if self.role == "fix" and self.reach in ("engine-config", "health"):
+            return self.reach
+        return None
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """An error case and its fix case, for one tier."""
+
+    entry: str  # slug
+    path: str  # errors/<slug>.yaml
+    index: int  # which pair of the entry (0 when there is one)
+    error: ReproCase
+    fix: ReproCase
+    simulates: str | None = None  # the GPU whose values a CPU case feeds to the raising function
+
+    @property
+    def tier(self) -> str:
+        return self.error.requires
+
+    @property
+    def label(self) -> str:
+        return f"{self.entry}[{self.index}]" if self.index else self.entry
+
+    def verification_kind(self) -> str:
+        """What a pass of this pair shows, in words, for the page."""
+        if self.simulates:
+            return f"the raising vLLM function called with the values an {self.simulates} would produce"
+        if self.fix.reach == "engine-config":
+            return "vLLM's engine configuration built from a real model configuration"
+        if self.fix.reach == "health":
+            return "a vLLM server started and answering its health check"
+        if self.fix.kind == "cli":
+            return "vLLM's command line run to completion"
+        return "vLLM's own code run to completion"
+
+
+def _case(role: str, raw: dict) -> ReproCase:
+    return ReproCase(
+        role=role,
+        kind="python" if "python" in raw else "cli",
+        code=raw.get("python", ""),
+        argv=tuple(str(a) for a in raw.get("cli", ())),
+        env=tuple(sorted((str(k), str(v)) for k, v in (raw.get("env") or {}).items())),
+        requires=raw.get("requires", "cpu"),
+        min_gpu_memory_gib=raw.get("min_gpu_memory_gib"),
+        timeout_s=float(raw.get("timeout_s", DEFAULT_TIMEOUT_S)),
+        expect=raw.get("expect"),
+        reach=raw.get("reach"),
+        past=raw.get("past"),
+    )
+
+
+def reproductions(slug: str, path: str, raw: Any) -> list[Reproduction]:
+    """The pairs of an entry's (schema-valid) ``reproduce`` section."""
+    if not raw:
+        return []
+    pairs = raw if isinstance(raw, list) else [raw]
+    return [
+        Reproduction(slug, path, i if len(pairs) > 1 else 0, _case("error", p["error"]), _case("fix", p["fix"]), p.get("simulates"))
+        for i, p in enumerate(pairs)
+    ]
+
+
+def pair_key(index: int, several: bool) -> tuple:
+    """Where a pair is in the entry, as an ``ErrorEntry`` position key."""
+    return ("reproduce", index) if several else ("reproduce",)
+
+
+# ---------------------------------------------------------------- what to watch
+
+def watch_targets(case: ReproCase, error: dict | None) -> list[dict]:
+    """The functions the harness traces during a fix case.
+
+    By default the functions that raise the expected error at the pin, with the
+    lines of their raise statements; ``past: PATH:QUALNAME`` names another function
+    (one that must return normally, e.g. the caller that decides whether to raise),
+    ``past: none`` traces nothing.
+    """
+    if case.role != "fix" or case.past == "none":
+        return []
+    if case.past:
+        path, _, function = case.past.partition(":")
+        return [{"path": path, "function": function, "raise_lines": []}]
+    if not error:
+        return []
+    by_function: dict[tuple[str, str], list[int]] = {}
+    for site in error.get("sites", ()):
+        by_function.setdefault((site["path"], site.get("function") or ""), []).append(site["line"])
+    return [
+        {"path": path, "function": function, "raise_lines": sorted(lines)}
+        for (path, function), lines in sorted(by_function.items())
+    ]
+
+
+# ---------------------------------------------------------------- verdicts
+
+@dataclass
+class CaseRun:
+    """What one run of a case produced (from the harness), before judging."""
+
+    outcome: str  # returned | reached | raised | exited | timeout | crashed | not-run
+    duration_s: float = 0.0
+    reached: str | None = None
+    exit_code: int | None = None
+    exception: dict | None = None  # {"type", "module", "message", "traceback"}
+    watch: list[dict] = field(default_factory=list)
+    log_tail: str = ""
+    signal: int | None = None
+    leaked_processes: bool = False
+    reason: str = ""  # not-run: why; crashed: how
+    gpu_memory: dict | None = None  # CUDA tier: {"before_mib", "after_mib"}
+
+
+@dataclass
+class CaseVerdict:
+    passed: bool
+    summary: str  # one line: what happened, for people and for CI
+    matched: str | None = None
+
+
+def _exception_line(exception: dict) -> str:
+    message = exception.get("message", "").strip().splitlines()
+    return f"{exception.get('type')}: {message[0] if message else ''}"[:300]
+
+
+def _how_it_ended(run: CaseRun) -> str:
+    if run.outcome == "timeout":
+        return f"timed out after {run.duration_s:.0f} s (its process group was killed)"
+    if run.outcome == "crashed":
+        return f"crashed ({run.reason})"
+    if run.outcome == "not-run":
+        return f"was not run: {run.reason}"
+    if run.outcome == "raised":
+        return f"raised {_exception_line(run.exception or {})}"
+    if run.outcome == "exited":
+        tail = f" after {_exception_line(run.exception)}" if run.exception else ""
+        return f"exited with status {run.exit_code}{tail}"
+    if run.outcome == "reached":
+        return f"reached {run.reached}"
+    return "ran to its end without an exception"
+
+
+def judge_error(case: ReproCase, run: CaseRun, match) -> CaseVerdict:
+    """``match(text) -> (id or None, title)``: the lookup matcher's top answer."""
+    if run.outcome == "not-run":
+        return CaseVerdict(False, _how_it_ended(run))
+    exception = run.exception
+    if exception is None:
+        return CaseVerdict(False, f"expected {case.expect}, but the case {_how_it_ended(run)}")
+    matched = match(exception.get("traceback") or _exception_line(exception))
+    if matched == case.expect:
+        return CaseVerdict(True, f"raised {case.expect}: {_exception_line(exception)}", matched)
+    return CaseVerdict(False, f"expected {case.expect}, but the case raised {_exception_line(exception)} "
+                              f"(matched to {matched or 'no known error'})", matched)
+
+
+def _watch_summary(watch: list[dict]) -> tuple[bool, str]:
+    entered = sum(w["entered"] for w in watch)
+    returned = sum(w["returned"] for w in watch)
+    raised = sum(w["raise_executed"] for w in watch)
+    names = ", ".join(f"{w['path']}:{w['function'] or '<module>'}" for w in watch)
+    if raised:
+        return False, f"a raise statement of {names} was executed"
+    if not entered:
+        return False, f"never entered {names}, so it did not show that it got past the error"
+    if not returned:
+        return False, f"entered {names} but never returned from it normally"
+    return True, f"{names} returned normally {returned} time(s), no raise statement executed"
+
+
+def judge_fix(case: ReproCase, run: CaseRun, watched: bool) -> CaseVerdict:
+    """``watched``: the harness traced the raising functions (the CPU tier does)."""
+    if run.outcome == "not-run":
+        return CaseVerdict(False, _how_it_ended(run))
+    reach = case.reach
+    got_there = (
+        (reach in ("engine-config", "health") and run.outcome == "reached" and run.reached == reach)
+        or (reach == "return" and run.outcome == "returned")
+        or (reach == "exit-0" and ((run.outcome == "exited" and run.exit_code == 0) or run.outcome == "returned"))
+    )
+    if not got_there:
+        return CaseVerdict(False, f"expected to reach {reach}, but the case {_how_it_ended(run)}")
+    if not watched or not run.watch:
+        return CaseVerdict(True, f"reached {reach}")
+    ok, detail = _watch_summary(run.watch)
+    return CaseVerdict(ok, f"reached {reach}; {detail}")
+
+
+# ---------------------------------------------------------------- records
+
+EVIDENCE_CHARS = 1500
+
+
+def evidence(run: CaseRun) -> str:
+    """An excerpt that shows what happened: the end of the traceback, else of the log."""
+    text = (run.exception or {}).get("traceback") or run.log_tail or ""
+    text = text.strip()
+    if len(text) > EVIDENCE_CHARS:
+        text = "…" + text[-EVIDENCE_CHARS:]
+    return text
+
+
+def case_record(case: ReproCase, run: CaseRun, verdict: CaseVerdict) -> dict:
+    record: dict = {
+        "passed": verdict.passed,
+        "summary": verdict.summary,
+        "outcome": run.outcome,
+        "duration_s": round(run.duration_s, 2),
+    }
+    if case.kind == "cli":
+        record["cli"] = list(case.argv)
+    if case.expect:
+        record["expect"] = case.expect
+        record["matched"] = verdict.matched
+    if case.reach:
+        record["reach"] = case.reach
+    if run.exception:
+        record["exception"] = {"type": run.exception.get("type"), "message": run.exception.get("message", "")[:2000]}
+    if run.watch:
+        record["watch"] = run.watch
+    if run.leaked_processes:
+        record["leaked_processes"] = True
+    if run.gpu_memory:
+        record["gpu_memory"] = run.gpu_memory
+    record["evidence"] = evidence(run)
+    return record
+
+
+def tier_record(repro: Reproduction, environment: dict, date: str,
+                error: dict, fix: dict) -> dict:
+    """The record of one pair's run on one tier."""
+    return {
+        "tier": repro.tier,
+        "pair": repro.index,
+        "passed": bool(error["passed"] and fix["passed"]),
+        "verification": repro.verification_kind(),
+        "simulates": repro.simulates,
+        "date": date,
+        "duration_s": round(error["duration_s"] + fix["duration_s"], 2),
+        "environment": environment,
+        "error": error,
+        "fix": fix,
+    }
+
+
+def merge_record(previous: dict | None, slug: str, tier: dict) -> dict:
+    """The entry's record file with one tier's run replaced (the other tiers kept)."""
+    runs = dict((previous or {}).get("runs", {}))
+    runs[f"{tier['tier']}-{tier['pair']}" if tier["pair"] else tier["tier"]] = tier
+    return {"entry": slug, "runs": dict(sorted(runs.items()))}
+
+
+# ---------------------------------------------------------------- badges
+
+@dataclass(frozen=True)
+class Badge:
+    text: str
+    state: str  # passed | failed | stale | pending
+
+
+def _gpu_name(environment: dict) -> str:
+    gpu = environment.get("gpu") or {}
+    name = gpu.get("name") or "a GPU"
+    return f"{name} {gpu['memory_gib']:.0f}GB" if gpu.get("memory_gib") and "GB" not in name else name
+
+
+def badges(repros: list[Reproduction], record: dict | None, pin_version: str) -> list[Badge]:
+    """One badge per pair of the entry, from its latest run on that pair's tier."""
+    runs = (record or {}).get("runs", {})
+    out = []
+    for repro in repros:
+        run = runs.get(f"{repro.tier}-{repro.index}" if repro.index else repro.tier)
+        if run is None:
+            text = "Not yet run on a GPU" if repro.tier == "cuda" else "Not yet reproduced on CPU"
+            out.append(Badge(text, "pending"))
+            continue
+        version = (run.get("environment") or {}).get("vllm") or "?"
+        where = f"on {_gpu_name(run['environment'])}" if repro.tier == "cuda" else "on CPU"
+        if repro.simulates and repro.tier == "cpu":
+            where = f"on CPU, simulating {repro.simulates}"
+        if not run.get("passed"):
+            out.append(Badge(f"Failed to reproduce {where} · vLLM {version} · {run['date']}", "failed"))
+        elif version != pin_version:
+            out.append(Badge(f"Stale: reproduced {where} with vLLM {version}, not the pinned {pin_version} · {run['date']}", "stale"))
+        elif repro.tier == "cuda":
+            out.append(Badge(f"Verified {where} · vLLM {version} · {run['date']}", "passed"))
+        else:
+            out.append(Badge(f"Error and fix reproduced {where} · vLLM {version} · {run['date']}", "passed"))
+    return out

@@ -1,0 +1,188 @@
+"""The harness's runners on small real programs: a case that raises, hangs, crashes,
+leaks a child process, or passes a traced function. The child script is stdlib-only,
+so this interpreter stands in for vLLM's."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from generator.harness import CaseRequest, ForkServerRunner, ProcessRunner, Progress
+from generator.reproduce import ReproCase
+
+
+def python_case(code: str, role: str = "error", timeout_s: float = 30, **extra) -> ReproCase:
+    return ReproCase(role=role, kind="python", code=textwrap.dedent(code), timeout_s=timeout_s, **extra)
+
+
+def request(case: ReproCase, cwd: Path, watch=(), name="t") -> CaseRequest:
+    return CaseRequest(name, case, str(cwd), tuple(watch), (("ERRORKB_TEST_BASE", "base"),))
+
+
+@pytest.fixture(scope="module")
+def fork_server():
+    with ForkServerRunner(sys.executable, preload=("json",)) as runner:
+        yield runner
+
+
+@pytest.fixture(params=["fork", "process"])
+def runner(request, fork_server):
+    return fork_server if request.param == "fork" else ProcessRunner(sys.executable)
+
+
+def test_a_case_that_raises_is_recorded_with_its_traceback(runner, tmp_path):
+    run = runner.run(request(python_case("def f():\n    raise ValueError('max_num_seqs (256) exceeds 128')\nf()"), tmp_path))
+    assert run.outcome == "raised"
+    assert run.exception["type"] == "ValueError"
+    assert run.exception["message"] == "max_num_seqs (256) exceeds 128"
+    assert "Traceback (most recent call last)" in run.exception["traceback"]
+    assert "in f" in run.exception["traceback"]
+
+
+def test_a_case_that_returns_sees_its_env_and_cwd(runner, tmp_path):
+    case = python_case("import os, pathlib\npathlib.Path('seen').write_text(os.environ['ERRORKB_TEST_BASE'] + os.environ['MINE'])",
+                       env=(("MINE", "+case"),))
+    run = runner.run(request(case, tmp_path))
+    assert run.outcome == "returned", run.log_tail
+    assert (tmp_path / "seen").read_text() == "base+case"
+
+
+def test_a_case_that_hangs_is_killed_at_its_timeout_and_the_run_goes_on(runner, tmp_path):
+    started = time.monotonic()
+    run = runner.run(request(python_case("import time\nprint('waiting', flush=True)\ntime.sleep(600)", timeout_s=1.5), tmp_path))
+    assert run.outcome == "timeout"
+    assert time.monotonic() - started < 30
+    assert "waiting" in run.log_tail
+    after = runner.run(request(python_case("x = 1"), tmp_path))
+    assert after.outcome == "returned"
+
+
+def test_a_case_that_crashes_is_recorded_as_a_crash(runner, tmp_path):
+    run = runner.run(request(python_case("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)"), tmp_path))
+    assert run.outcome == "crashed"
+    assert "SIGSEGV" in run.reason
+
+
+def test_a_case_that_exits_early_without_a_result_is_a_crash(runner, tmp_path):
+    run = runner.run(request(python_case("import os\nos._exit(3)"), tmp_path))
+    assert run.outcome == "crashed"
+    assert "exit status 3" in run.reason
+
+
+def test_sys_exit_is_an_exit_not_a_crash(runner, tmp_path):
+    run = runner.run(request(python_case("import sys\nsys.exit(4)"), tmp_path))
+    assert (run.outcome, run.exit_code) == ("exited", 4)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still answers kill(0); it is dead for our purpose.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_child_process_left_behind_is_killed_with_the_case(runner, tmp_path):
+    code = """
+    import pathlib, subprocess
+    child = subprocess.Popen(["sleep", "300"])
+    pathlib.Path("child.pid").write_text(str(child.pid))
+    """
+    run = runner.run(request(python_case(code), tmp_path))
+    assert run.outcome == "returned"
+    assert run.leaked_processes
+    pid = int((tmp_path / "child.pid").read_text())
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid), f"the leaked child {pid} is still running"
+
+
+def test_a_command_line_case_runs_the_argv_without_a_shell(runner, tmp_path):
+    case = ReproCase(role="fix", kind="cli", argv=(sys.executable, "-c", "import sys; print('a;b'); sys.exit(5)"), reach="exit-0")
+    run = runner.run(request(case, tmp_path))
+    assert (run.outcome, run.exit_code) == ("exited", 5)
+    assert "a;b" in run.log_tail
+
+
+def _module(tmp_path: Path) -> Path:
+    pkg = tmp_path / "lib" / "vllm" / "config"
+    pkg.mkdir(parents=True)
+    (pkg / "budget.py").write_text(textwrap.dedent("""\
+        class Budget:
+            def check(self, seqs, blocks):
+                if seqs > blocks:
+                    raise ValueError(f"max_num_seqs ({seqs}) exceeds available Mamba cache blocks ({blocks})")
+                return blocks - seqs
+    """))
+    return tmp_path / "lib"
+
+
+WATCH = [{"path": "vllm/config/budget.py", "function": "Budget.check", "raise_lines": [4]}]
+
+
+def test_the_watched_function_is_seen_returning_normally(runner, tmp_path):
+    lib = _module(tmp_path)
+    code = f"import sys; sys.path.insert(0, {str(lib)!r})\nfrom vllm.config.budget import Budget\nBudget().check(8, 128)\nBudget().check(1, 2)"
+    run = runner.run(request(python_case(code, role="fix", reach="return"), tmp_path, WATCH))
+    assert run.outcome == "returned", run.log_tail
+    [watched] = run.watch
+    assert (watched["entered"], watched["returned"], watched["escaped"], watched["raise_executed"]) == (2, 2, 0, 0)
+
+
+def test_the_watched_raise_statement_is_seen_executing(runner, tmp_path):
+    lib = _module(tmp_path)
+    code = (f"import sys; sys.path.insert(0, {str(lib)!r})\nfrom vllm.config.budget import Budget\n"
+            "try:\n    Budget().check(256, 128)\nexcept ValueError:\n    pass")
+    run = runner.run(request(python_case(code, role="fix", reach="return"), tmp_path, WATCH))
+    [watched] = run.watch
+    assert (watched["entered"], watched["returned"], watched["escaped"], watched["raise_executed"]) == (1, 0, 1, 1)
+
+
+def test_the_fork_server_reports_what_it_preloaded():
+    with ForkServerRunner(sys.executable, preload=("json", "email.mime.text")) as runner:
+        assert runner.ready["preloaded"] == ["json", "email.mime.text"]
+
+
+def test_a_preload_that_fails_stops_the_server_with_the_module_named():
+    from generator.harness import HarnessError
+
+    with pytest.raises(HarnessError, match="no_such_module_xyz"):
+        ForkServerRunner(sys.executable, preload=("no_such_module_xyz",)).start()
+
+
+def test_progress_prints_a_line_per_step(capsys):
+    progress = Progress(2, stream=sys.stdout)
+    progress.step("a", True)
+    progress.step("b", False)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("1/2 a ok") and out[1].endswith("2/2 b FAILED")
+
+
+def test_ray_runs_each_case_as_a_task(tmp_path):
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        pytest.fail("Ray is missing: pip install -e '.[test]' installs it (the --executor ray tests need a local Ray)")
+    from generator.harness import RayRunner
+
+    runner = RayRunner(sys.executable)
+    try:
+        runs = runner.run_all([
+            request(python_case("raise KeyError('boom')"), tmp_path, name="a"),
+            request(python_case("import time\ntime.sleep(600)", timeout_s=2), tmp_path, name="b"),
+            request(python_case("x = 2"), tmp_path, name="c"),
+        ])
+    finally:
+        runner.close()
+    assert [r.outcome for r in runs] == ["raised", "timeout", "returned"]
+    assert runs[0].exception["type"] == "KeyError"
