@@ -79,6 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--errors", type=Path, default=None, help="the folder of entries (default: errors/ beside errorkb.toml)")
     _add_source_options(verify)
     verify.set_defaults(run=run_verify)
+
+    # errorkb memory: the memory calculator (generator/memory.py, generator/memory_cli.py)
+    from generator.memory_cli import add_memory_command
+
+    add_memory_command(commands)
     return parser
 
 
