@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import heapq
 import re
+from pathlib import Path
 from dataclasses import dataclass
 
 from generator.entries import ErrorEntry, Problem, iter_strings, iter_texts, key_label
@@ -252,10 +253,61 @@ def _todo_problems(entry: ErrorEntry) -> list[Problem]:
     return problems
 
 
+# --- reproduction cases -------------------------------------------------------------------------------
+
+
+def _reproduce_problems(entry: ErrorEntry, flags: set[str], revision: str, root: Path | None) -> list[Problem]:
+    """What the schema cannot see in ``reproduce``: an expected id the entry does not
+    explain, cases of one pair on different tiers, a health check without a server,
+    ``vllm serve`` flags the pin lacks, a ``models/...`` folder without its config.json."""
+    raw = entry.reproduce
+    if not raw:
+        return []
+    pairs = raw if isinstance(raw, list) else [raw]
+    problems = []
+    for index, pair in enumerate(pairs):
+        base = ("reproduce", index) if isinstance(raw, list) else ("reproduce",)
+        tiers = {role: (pair.get(role) or {}).get("requires", "cpu") for role in ("error", "fix")}
+        if tiers["error"] != tiers["fix"]:
+            problems.append(entry.problem((*base, "fix", "requires"),
+                                          f"the error case runs on {tiers['error']} and the fix case on {tiers['fix']}: "
+                                          "a pair runs on one tier; give both the same `requires`"))
+        expect = (pair.get("error") or {}).get("expect")
+        if expect and expect not in entry.ids:
+            problems.append(entry.problem((*base, "error", "expect"),
+                                          f"the error case expects {expect}, which is not among this entry's ids; "
+                                          "expect one of them, or add it to `ids`"))
+        for role in ("error", "fix"):
+            case = pair.get(role) or {}
+            argv = case.get("cli")
+            if case.get("reach") == "health" and not (argv and argv[:2] == ["vllm", "serve"]):
+                problems.append(entry.problem((*base, role, "reach"),
+                                              "`reach: health` needs a server: a `cli: [vllm, serve, ...]` case"))
+            words = list(argv or [])
+            if argv and argv[:2] == ["vllm", "serve"]:
+                for position, word in enumerate(argv[2:], start=2):
+                    name = word.split("=", 1)[0]
+                    if name.startswith("--") and len(name) > 2 and not flag_known(name, flags):
+                        close = difflib.get_close_matches(name, sorted(flags), n=1, cutoff=0.6)
+                        hint = f"; did you mean {close[0]}?" if close else "; check `vllm serve --help`"
+                        problems.append(entry.problem((*base, role, "cli", position),
+                                                      f"`vllm serve` has no flag {name} at {revision}{hint}"))
+            words += re.findall(r"""["'](models/[^"']+)["']""", case.get("python") or "")
+            if root is not None:
+                for word in words:
+                    target = root / word
+                    if word.startswith("models/") and not (target.is_file() or (target / "config.json").is_file()):
+                        key = (*base, role, "cli", argv.index(word)) if argv and word in argv else (*base, role)
+                        problems.append(entry.problem(key, f"{word}/config.json does not exist: add the model's "
+                                                           "configuration under models/, or use one that is there"))
+    return problems
+
+
 # --- all together -------------------------------------------------------------------------------------
 
 
-def check_entries(entries: list[ErrorEntry], catalog_errors: list[dict], flags: set[str], revision: str = "the pin") -> list[Problem]:
+def check_entries(entries: list[ErrorEntry], catalog_errors: list[dict], flags: set[str], revision: str = "the pin",
+                  root: Path | None = None) -> list[Problem]:
     """Every problem of the entries that the schema cannot see, sorted by path, line and column."""
     templates = {error["id"]: error.get("template") or "" for error in catalog_errors}
     problems = _id_problems(entries, templates, revision)
@@ -263,4 +315,5 @@ def check_entries(entries: list[ErrorEntry], catalog_errors: list[dict], flags: 
         problems.extend(_flag_problems(entry, flags, revision))
         problems.extend(_link_problems(entry, set(templates), revision))
         problems.extend(_todo_problems(entry))
+        problems.extend(_reproduce_problems(entry, flags, revision, root))
     return sorted(problems)

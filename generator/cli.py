@@ -344,7 +344,7 @@ def run_check(config: Config, args: argparse.Namespace) -> int:
                     seen.add(error["id"])
                     known.append(error)
         where = f"{revision.rev} or any of the {len(config.releases)} [history] releases"
-    problems = sorted(problems + check_entries(entries, known, flags, where))
+    problems = sorted(problems + check_entries(entries, known, flags, where, config.root))
     files = len(list(folder.glob("*.yaml")))
     if not problems:
         print(f"{files} entries, no problems")
@@ -456,9 +456,13 @@ def run_verify(config: Config, args: argparse.Namespace) -> int:
     failures = problems(results, by_slug)
     for line in failures:
         print(line)
+    for result in results:
+        if result.skipped:
+            print(f"{result.repro.path}: skipped the {args.tier} pair: the case {result.skipped}", file=sys.stderr)
     passed = sum(r.passed for r in results)
-    print(f"{passed}/{len(results)} {args.tier} reproductions passed (error and fix), vLLM {environment.get('vllm')}",
-          file=sys.stderr)
+    skipped = sum(bool(r.skipped) for r in results)
+    print(f"{passed}/{len(results) - skipped} {args.tier} reproductions passed (error and fix), "
+          f"{skipped} skipped, vLLM {environment.get('vllm')}", file=sys.stderr)
     return 1 if failures else 0
 
 

@@ -55,7 +55,7 @@ class ErrorEntry:
     faq: list[dict]  # {"q", "a"}
     references: list[dict]  # {"url", "title"}
     tags: list[str]
-    reproduce: dict
+    reproduce: dict | list  # one pair of cases, or a list of pairs (generator/reproduce.py reads it)
     positions: dict[Key, tuple[int, int]] = field(default_factory=dict)  # value starts, 1-based
     key_positions: dict[Key, tuple[int, int]] = field(default_factory=dict, repr=False)  # where each key is written
     text: str = field(default="", repr=False)  # the file's text
@@ -335,7 +335,7 @@ def _entry(data: dict, path: str, slug: str, composed: _Composed) -> ErrorEntry:
         faq=_mappings(data.get("faq")),
         references=_mappings(data.get("references")),
         tags=_strings(data.get("tags")),
-        reproduce=data.get("reproduce") if isinstance(data.get("reproduce"), dict) else {},
+        reproduce=data.get("reproduce") if isinstance(data.get("reproduce"), (dict, list)) else {},
         positions=composed.positions,
         key_positions=composed.key_positions,
         text=composed.text,

@@ -33,10 +33,12 @@ from generator.reproduce import CaseRun, ReproCase
 CHILD = Path(__file__).resolve().parent / "harness_child.py"
 # What the cases import, loaded once by the fork server: vLLM's engine arguments and
 # configuration, its command line (and what `vllm serve` imports before it builds the
-# configuration), sampling parameters.
+# configuration), sampling parameters, and the quantization configs that a quantized
+# model's configuration loads (seconds of imports each time otherwise).
 PRELOAD_VLLM = (
     "vllm", "vllm.engine.arg_utils", "vllm.config", "vllm.sampling_params",
     "vllm.entrypoints.cli.main", "vllm.entrypoints.cli.preload", "vllm.entrypoints.openai.api_server",
+    "vllm.model_executor.model_loader.weight_utils", "vllm.model_executor.layers.quantization.fp8",
 )
 LOG_TAIL_CHARS = 4000
 _GRACE_S = 15.0  # beyond the case's own timeout: the runner's own bookkeeping
@@ -183,22 +185,47 @@ class ForkServerRunner:
 # ---------------------------------------------------------------- one process per case (CUDA tier)
 
 def gpu_snapshot() -> list[dict] | None:
-    """Every NVIDIA GPU's name, memory (MiB) and driver, from nvidia-smi; None without one."""
+    """Every NVIDIA GPU's name, memory (MiB), driver and compute capability, from nvidia-smi; None without one."""
     if shutil.which("nvidia-smi") is None:
         return None
-    try:
-        out = subprocess.run(
-            ["nvidia-smi", "--query-gpu=index,name,memory.used,memory.total,driver_version",
-             "--format=csv,noheader,nounits"],
-            capture_output=True, text=True, timeout=30, check=True,
-        ).stdout
-    except (subprocess.SubprocessError, OSError):
+    fields = ["index", "name", "memory.used", "memory.total", "driver_version", "compute_cap"]
+    out = None
+    for query in (fields, fields[:-1]):  # compute_cap needs a driver from 2022 on
+        try:
+            out = subprocess.run(["nvidia-smi", f"--query-gpu={','.join(query)}", "--format=csv,noheader,nounits"],
+                                 capture_output=True, text=True, timeout=30, check=True).stdout
+            break
+        except (subprocess.SubprocessError, OSError):
+            continue
+    if out is None:
         return None
     gpus = []
     for line in out.strip().splitlines():
-        index, name, used, total, driver = [part.strip() for part in line.split(",")]
-        gpus.append({"index": int(index), "name": name, "used_mib": int(used), "total_mib": int(total), "driver": driver})
+        parts = [part.strip() for part in line.split(",")]
+        gpu = {"index": int(parts[0]), "name": parts[1], "used_mib": int(parts[2]), "total_mib": int(parts[3]),
+               "driver": parts[4]}
+        if len(parts) > 5:
+            try:
+                gpu["compute_capability"] = float(parts[5])
+            except ValueError:
+                pass
+        gpus.append(gpu)
     return gpus or None
+
+
+def not_runnable_here(case: ReproCase, gpus: list[dict] | None) -> str | None:
+    """Why a CUDA case is skipped on this GPU (too little memory, too new), or None."""
+    if not gpus:
+        return None
+    gpu = gpus[0]
+    total_gib = gpu["total_mib"] / 1024
+    if case.min_gpu_memory_gib and total_gib < case.min_gpu_memory_gib:
+        return f"needs {case.min_gpu_memory_gib:g} GiB of GPU memory, {gpu['name']} has {total_gib:.0f} GiB"
+    capability = gpu.get("compute_capability")
+    if case.max_compute_capability and capability and capability > case.max_compute_capability:
+        return (f"is for GPUs of compute capability {case.max_compute_capability:g} or lower, "
+                f"{gpu['name']} has {capability:g}")
+    return None
 
 
 class ProcessRunner:
@@ -221,15 +248,15 @@ class ProcessRunner:
                 gpu.setdefault("name", gpus[0]["name"])
                 gpu.setdefault("memory_gib", round(gpus[0]["total_mib"] / 1024, 1))
                 gpu["driver"] = gpus[0]["driver"]
+                if gpus[0].get("compute_capability"):
+                    gpu["compute_capability"] = gpus[0]["compute_capability"]
         return self._environment
 
     def run(self, request: CaseRequest) -> CaseRun:
         gpus_before = gpu_snapshot() if self.watch_gpu else None
-        if request.case.min_gpu_memory_gib and gpus_before:
-            total_gib = gpus_before[0]["total_mib"] / 1024
-            if total_gib < request.case.min_gpu_memory_gib:
-                return CaseRun("not-run", reason=f"needs {request.case.min_gpu_memory_gib:g} GiB of GPU memory, "
-                                                 f"{gpus_before[0]['name']} has {total_gib:.0f} GiB")
+        why_not = not_runnable_here(request.case, gpus_before)
+        if why_not:
+            return CaseRun("not-run", reason=why_not)
         with tempfile.TemporaryDirectory(prefix="errorkb-case-") as tmp:
             workdir = Path(tmp)
             spec = workdir / "request.json"

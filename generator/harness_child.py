@@ -172,11 +172,19 @@ def _start_health_poller(argv: list[str], result: dict, result_path: str) -> Non
 # ---------------------------------------------------------------- running one case
 
 def _exception_record(exc: BaseException) -> dict:
+    causes = []  # what it was raised from or while handling, innermost last
+    seen = {id(exc)}
+    inner = exc.__cause__ or exc.__context__
+    while inner is not None and id(inner) not in seen and len(causes) < 10:
+        seen.add(id(inner))
+        causes.append({"type": type(inner).__qualname__, "message": str(inner)})
+        inner = inner.__cause__ or inner.__context__
     return {
         "type": type(exc).__qualname__,
         "module": type(exc).__module__,
         "message": str(exc),
         "traceback": "".join(traceback.format_exception(exc)),
+        "causes": causes,
     }
 
 

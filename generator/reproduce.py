@@ -40,6 +40,7 @@ class ReproCase:
     env: tuple[tuple[str, str], ...] = ()
     requires: str = "cpu"
     min_gpu_memory_gib: float | None = None
+    max_compute_capability: float | None = None
     timeout_s: float = DEFAULT_TIMEOUT_S
     expect: str | None = None  # error cases
     reach: str | None = None  # fix cases
@@ -93,6 +94,7 @@ def _case(role: str, raw: dict) -> ReproCase:
         env=tuple(sorted((str(k), str(v)) for k, v in (raw.get("env") or {}).items())),
         requires=raw.get("requires", "cpu"),
         min_gpu_memory_gib=raw.get("min_gpu_memory_gib"),
+        max_compute_capability=raw.get("max_compute_capability"),
         timeout_s=float(raw.get("timeout_s", DEFAULT_TIMEOUT_S)),
         expect=raw.get("expect"),
         reach=raw.get("reach"),
@@ -191,7 +193,13 @@ def _how_it_ended(run: CaseRun) -> str:
 
 
 def judge_error(case: ReproCase, run: CaseRun, match) -> CaseVerdict:
-    """``match(text) -> (id or None, title)``: the lookup matcher's top answer."""
+    """``match(text) -> id or None``: the lookup matcher's top answer.
+
+    The full traceback is matched first, as a person would paste it. vLLM often
+    raises one error from another (``raise ValueError(...) from e``); when the
+    traceback's top answer is the outer error, each exception it was raised from is
+    matched on its own, so an entry about the inner error is reproduced too.
+    """
     if run.outcome == "not-run":
         return CaseVerdict(False, _how_it_ended(run))
     exception = run.exception
@@ -200,6 +208,10 @@ def judge_error(case: ReproCase, run: CaseRun, match) -> CaseVerdict:
     matched = match(exception.get("traceback") or _exception_line(exception))
     if matched == case.expect:
         return CaseVerdict(True, f"raised {case.expect}: {_exception_line(exception)}", matched)
+    for cause in exception.get("causes") or ():
+        if match(f"{cause.get('type')}: {cause.get('message', '')}") == case.expect:
+            return CaseVerdict(True, f"raised {case.expect}: {_exception_line(cause)} "
+                                     f"(the cause of {_exception_line(exception)})", case.expect)
     return CaseVerdict(False, f"expected {case.expect}, but the case raised {_exception_line(exception)} "
                               f"(matched to {matched or 'no known error'})", matched)
 

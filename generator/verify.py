@@ -75,6 +75,14 @@ class PairResult:
     def passed(self) -> bool:
         return self.error_verdict.passed and self.fix_verdict.passed
 
+    @property
+    def skipped(self) -> str | None:
+        """Why the pair could not run on this machine (a CUDA case sized for another GPU), or None."""
+        for run in (self.error_run, self.fix_run):
+            if run.outcome == "not-run":
+                return run.reason
+        return None
+
     def record(self, environment: dict, date: str) -> dict:
         return tier_record(
             self.repro, environment, date,
@@ -93,6 +101,8 @@ def problems(results: list[PairResult], entries: dict[str, ErrorEntry]) -> list[
     """``errors/x.yaml:LINE:COL: error case: what happened`` for each case that did not behave as documented."""
     lines = []
     for result in results:
+        if result.skipped:
+            continue
         entry = entries[result.repro.entry]
         several = isinstance(entry.reproduce, list)
         key = pair_key(result.repro.index, several)
@@ -125,6 +135,8 @@ def updated_records(folder: Path, results: list[PairResult], environment: dict, 
     """The record files to write (path -> text): each entry's file with this run's tiers replaced."""
     out: dict[str, dict] = {}
     for result in results:
+        if result.skipped:
+            continue  # a pair that could not run here says nothing about the entry
         slug = result.repro.entry
         previous = out.get(slug) or load_record(folder, slug)
         out[slug] = merge_record(previous, slug, result.record(environment, date))
