@@ -147,13 +147,17 @@ MAMBA_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 # The torch.float32 → preferred downcast of ModelConfig._resolve_auto_dtype on GPUs with bf16 (sm80+).
 AUTO_FLOAT32_TO = "bfloat16"
 
-DECODERS = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "qwen2_vl", "qwen2_5_vl"}
+DECODERS = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "qwen2_vl", "qwen2_5_vl", "gpt2"}
+ENCODERS = {"bert"}  # encoder-only: EncoderOnlyAttention keeps no KV cache
 MLA_MODELS = {"deepseek_v2", "deepseek_v3"}
 MAMBA1_MODELS = {"mamba", "falcon_mamba"}
 HYBRIDS = {"granitemoehybrid"}
-SUPPORTED = sorted(DECODERS | MLA_MODELS | MAMBA1_MODELS | HYBRIDS)
+SUPPORTED = sorted(DECODERS | ENCODERS | MLA_MODELS | MAMBA1_MODELS | HYBRIDS)
 # Transformers config classes whose tie_word_embeddings defaults to true when config.json omits it.
-TIED_BY_DEFAULT = {"gemma", "gemma2", "mamba"}
+TIED_BY_DEFAULT = {"gemma", "gemma2", "mamba", "gpt2", "bert"}
+# The config classes' attribute_map: the standard names of the settings GPT-2 spells its own way.
+ATTRIBUTE_MAPS = {"gpt2": {"hidden_size": "n_embd", "max_position_embeddings": "n_positions",
+                           "num_attention_heads": "n_head", "num_hidden_layers": "n_layer"}}
 # max_position_embeddings and the other keys vLLM reads the context length from, in its order.
 MAX_LEN_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
                 "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len")
@@ -206,7 +210,11 @@ class ModelFacts:
 def text_config(config: dict) -> dict:
     """The language model's settings: ``text_config`` over the top level, as vLLM's ``hf_text_config``."""
     inner = config.get("text_config")
-    return {**config, **inner} if isinstance(inner, dict) else config
+    merged = {**config, **inner} if isinstance(inner, dict) else config
+    aliases = ATTRIBUTE_MAPS.get(merged.get("model_type"), {})
+    if aliases:
+        merged = {**merged, **{name: merged.get(own) for name, own in aliases.items() if own in merged}}
+    return merged
 
 
 def _need(config: dict, key: str, source: str):
@@ -248,6 +256,8 @@ def layer_kinds(cfg: dict, model_type: str, source: str) -> list[tuple[str, int 
     n = _int(cfg, "num_hidden_layers", source)
     if model_type in MAMBA1_MODELS:
         return [("mamba", None)] * n
+    if model_type in ENCODERS:
+        return []
     if model_type in MLA_MODELS:
         return [("mla", None)] * n
     if model_type in HYBRIDS:
@@ -276,7 +286,7 @@ def layer_kinds(cfg: dict, model_type: str, source: str) -> list[tuple[str, int 
     return [("sliding", window) if window else ("full", None)] * n
 
 
-def resolve_dtype(config: dict, dtype: str, model_type: str, source: str) -> tuple[str, str]:
+def resolve_dtype(config: dict, dtype: str) -> tuple[str, str]:
     """(the model's dtype in vLLM, the checkpoint's), as ``_get_and_verify_dtype`` on a bf16-capable GPU."""
     cfg = text_config(config)
     checkpoint = str(cfg.get("torch_dtype") or cfg.get("dtype") or config.get("torch_dtype") or "float32").removeprefix("torch.")
@@ -339,7 +349,7 @@ def layer_caches(config: dict, settings: ServeSettings, source: str = "config.js
     """Every layer's cache per GPU, and the model's dtype size in bytes."""
     model_type = model_type_of(config, source)
     cfg = text_config(config)
-    dtype, _ = resolve_dtype(config, settings.dtype, model_type, source)
+    dtype, _ = resolve_dtype(config, settings.dtype)
     dtype_bytes = DTYPE_BYTES[dtype]
     tp = settings.tensor_parallel_size
     kv_bytes = kv_cache_dtype_bytes(settings.kv_cache_dtype, dtype_bytes)
@@ -383,6 +393,17 @@ def count_parameters(config: dict, source: str = "config.json") -> Parameters:
         kernel = _int(cfg, "conv_kernel", source)
         per_layer_linear = hidden * 2 * inner + inner * (rank + 2 * state) + rank * inner + inner * hidden
         per_layer_other = inner * kernel + inner * (1 if cfg.get("use_conv_bias", True) else 0) + inner + inner * state + inner + hidden
+        return Parameters(linear=n * per_layer_linear, embedding=embedding, other=other + n * per_layer_other)
+    if model_type in ("gpt2", "bert"):
+        # Biased linear layers: q/k/v and output projection, a two-matrix MLP; LayerNorms with a bias.
+        inner = cfg.get("n_inner") or cfg.get("intermediate_size") or 4 * hidden
+        positions = cfg.get("max_position_embeddings") or 0
+        per_layer_linear = 4 * hidden * hidden + 2 * hidden * inner
+        per_layer_other = 4 * hidden + inner + hidden + 4 * hidden  # biases, two LayerNorms
+        other = 2 * hidden + positions * hidden  # final LayerNorm, position embeddings
+        if model_type == "bert":
+            # token types; the masked-LM head: a dense layer, a LayerNorm and the decoder's bias
+            other += (cfg.get("type_vocab_size") or 0) * hidden + hidden * hidden + hidden + 2 * hidden + vocab
         return Parameters(linear=n * per_layer_linear, embedding=embedding, other=other + n * per_layer_other)
     heads = _int(cfg, "num_attention_heads", source)
     kv_heads = cfg.get("num_key_value_heads") or heads
@@ -466,7 +487,7 @@ def derived_max_model_len(config: dict) -> tuple[int, str]:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and (found is None or value < found):
             found, key = value, name
     if found is None:
-        return 2048, "the default 2048 (no length key in config.json)"
+        return 2048, ""  # vLLM's default, and then any --max-model-len is accepted
     rope = cfg.get("rope_scaling") or cfg.get("rope_parameters")
     if isinstance(rope, dict):
         rope_type = rope.get("rope_type") or rope.get("type")
@@ -485,7 +506,7 @@ def model_facts(config: dict, source: str = "config.json") -> ModelFacts:
     moe_inter = cfg.get("moe_intermediate_size") or (inter if model_type in ("mixtral", "granitemoehybrid") else 0)
     is_moe = bool(cfg.get("num_local_experts") or cfg.get("num_experts") or cfg.get("n_routed_experts"))
     length, key = derived_max_model_len(config)
-    _, checkpoint_dtype = resolve_dtype(config, "auto", model_type, source)
+    _, checkpoint_dtype = resolve_dtype(config, "auto")
     quant = config.get("quantization_config") if isinstance(config.get("quantization_config"), dict) else None
     return ModelFacts(
         model_type=model_type,
@@ -842,7 +863,7 @@ def calculate(config: dict, settings: ServeSettings, source: str = "config.json"
     max_model_len = derived if settings.max_model_len in (None, -1) else settings.max_model_len
     if max_model_len < 1:
         raise MemoryInputError("--max-model-len must be a positive number of tokens, or -1 / auto")
-    if settings.max_model_len not in (None, -1) and settings.max_model_len > derived:
+    if settings.max_model_len not in (None, -1) and settings.max_model_len > derived and facts.max_len_key:
         errors.append(Finding(MAX_MODEL_LEN_TOO_LONG, ERROR_ENTRIES[MAX_MODEL_LEN_TOO_LONG],
                               f"User-specified max_model_len ({settings.max_model_len}) is greater than the derived "
                               f"max_model_len ({facts.max_len_key}={derived} in model's config.json)."))
@@ -850,7 +871,7 @@ def calculate(config: dict, settings: ServeSettings, source: str = "config.json"
         errors.append(Finding(HEADS_NOT_DIVISIBLE, ERROR_ENTRIES[HEADS_NOT_DIVISIBLE],
                               f"Total number of attention heads ({facts.num_attention_heads}) must be divisible by "
                               f"tensor parallel size ({tp})."))
-        return _report(facts, settings, None, None, max_model_len, errors, [], {}, with_fixes, config, source)
+        return _report(facts, settings, None, None, max_model_len, errors, {}, {}, with_fixes, config, source)
     layers, dtype_bytes = layer_caches(config, settings, source)
     max_num_seqs, max_num_batched_tokens = default_batch_limits(settings.gpu_memory_bytes, settings.gpu_name, max_model_len, settings)
     in_flight = settings.concurrent_batches * max_num_batched_tokens
@@ -1021,3 +1042,20 @@ def fixes_for(finding: Finding, report: MemoryReport, config: dict, settings: Se
         seen_kinds.add(kind)
         fixes.append({"flags": flags, "kv_cache_tokens": result.budget.get("tokens", 0), "max_model_len": result.settings["max_model_len"]})
     return fixes
+
+
+# --- the site's calculator ------------------------------------------------------------------------
+
+# The curated entries whose pages carry the calculator: the errors of the KV cache budget.
+CALCULATOR_ENTRIES = ("kv-cache-too-small-for-max-model-len", "no-memory-for-kv-cache-blocks", "mamba-cache-blocks-below-max-num-seqs")
+MODELS_FOLDER = Path(__file__).resolve().parents[1] / "models"
+
+
+def bundled_models(folder: Path = MODELS_FOLDER) -> dict[str, dict]:
+    """The model configurations that ship with errorkb (models/<name>/config.json), by name."""
+    return {path.parent.name: json.loads(path.read_text(encoding="utf-8")) for path in sorted(folder.glob("*/config.json"))}
+
+
+def site_data(models: dict[str, dict]) -> dict:
+    """api/memory.json: what templates/assets/memory.js needs besides its code."""
+    return {"gpus": [asdict(gpu) for gpu in GPUS], "models": {name: models[name] for name in sorted(models)}}

@@ -114,6 +114,9 @@ def entry_title(config: Config, slug: str) -> str:
         return slug
 
 
+DEFAULT_LENGTH = "vLLM's default; config.json gives none"
+
+
 def gib(size: int) -> str:
     return f"{size / GIB:,.2f} GiB"
 
@@ -129,12 +132,15 @@ def render_text(report: MemoryReport, config: Config) -> str:
     if model["mamba_layers"]:
         kinds.append(f"{model['mamba_layers']} Mamba")
     lines.append(f"{model['architecture']} ({model['model_type']}): {model['parameters']:,} parameters, "
-                 f"{model['layers']} layers ({', '.join(kinds)}), context {model['derived_max_model_len']:,} ({model['max_len_key']})")
+                 f"{model['layers']} layers ({', '.join(kinds)}), context {model['derived_max_model_len']:,} "
+                 f"({model['max_len_key'] or DEFAULT_LENGTH})")
     gpu = settings["gpu_name"] or "GPU"
     tp = settings["tensor_parallel_size"]
     lines.append(f"{gpu}: {gib(settings['gpu_memory_bytes'])} x {settings['gpu_memory_utilization']} = "
                  f"{gib(budget.get('requested_bytes', 0))} for vLLM per GPU" + (f", tensor parallel {tp}" if tp > 1 else ""))
     lines.append("")
+    if not model["attention_layers"] and not model["mamba_layers"]:
+        lines.append("No KV cache: an encoder-only model keeps nothing between steps.")
     if model["attention_layers"]:
         lines.append(f"KV cache per token: {kv['bytes_per_token']:,} bytes per GPU "
                      f"({model['attention_layers']} attention layers, {model['dtype_bytes'] if settings['kv_cache_dtype'] == 'auto' else settings['kv_cache_dtype']}"

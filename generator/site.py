@@ -16,6 +16,7 @@ from pathlib import Path
 
 from generator.history import assemble_history, drift
 from generator.lookup import compact_index
+from generator.memory import CALCULATOR_ENTRIES, bundled_models, site_data
 from generator.pages import API_SCHEMA_VERSION, ErrorPage, build_pages, error_json, index_json, report_url
 from generator.render import TEMPLATES, environment
 
@@ -71,11 +72,14 @@ def render_docs(site: SiteInput, docs: Path) -> list[ErrorPage]:
     write("index.md", env.get_template("home.md.j2").render(error_count=len(index["errors"]), revisions=index["revisions"]))
     shutil.copytree(TEMPLATES / "assets", docs / "assets")
     write_json(docs / "api" / "lookup-index.json", index)
+    write_json(docs / "api" / "memory.json", site_data(bundled_models()))  # the memory calculator's GPUs and models
 
     error_template = env.get_template("error.md.j2")
     for page in pages:
         report = report_url(site.issues_url, page)
-        write(f"errors/{page.id}.md", error_template.render(page=page, report_url=report))
+        calculator = page.entry is not None and page.entry.slug in CALCULATOR_ENTRIES
+        write(f"errors/{page.id}.md", error_template.render(page=page, report_url=report, memory_calculator=calculator,
+                                                           revision=catalog["revision"]))
         write_json(docs / "api" / "errors" / f"{page.id}.json", error_json(page, catalog, report))
     write_json(docs / "api" / "errors" / "index.json", index_json(pages, catalog))
     for schema in sorted(SCHEMAS.glob("*.schema.json")):

@@ -67,7 +67,8 @@ def stub_missing_kernels() -> None:
     device never runs a forward pass.
     """
     library = None
-    for name, schema in (("gelu_quick", "gelu_quick(Tensor(a!) out, Tensor input) -> ()"),):
+    for name in ("gelu_quick", "gelu_new", "gelu_fast", "gelu_and_mul", "gelu_tanh_and_mul", "silu_and_mul"):
+        schema = f"{name}(Tensor(a!) out, Tensor input) -> ()"
         if not hasattr(torch.ops._C, name):
             library = library or torch.library.Library("_C", "FRAGMENT")
             library.define(schema)

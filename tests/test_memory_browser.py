@@ -1,0 +1,182 @@
+"""The memory calculator (templates/assets/memory.js) in headless Chromium, against generator/memory.py.
+
+The site is built from the corpus (see tests/test_browser.py for the server and browser);
+on a memory error's page ``window.errorkbMemory`` must return exactly what
+``generator.memory.calculate(...).to_json()`` returns: for the shared vectors of
+tests/data/memory_vectors.json, and for settings drawn at random (fixed seed) over every
+bundled model, GPU and flag.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from generator import memory
+from generator.memory import GIB, MemoryInputError, ServeSettings, bundled_models, calculate
+from test_browser import browser, served_site, site_url  # noqa: F401 - fixtures
+
+ROOT = Path(__file__).resolve().parents[1]
+VECTORS = json.loads((ROOT / "tests" / "data" / "memory_vectors.json").read_text(encoding="utf-8"))
+MODELS = bundled_models()
+CALCULATE = """
+const [cases, done] = arguments;
+window.errorkbMemory.load()
+  .then(() => done({found: cases.map(([config, settings]) => window.errorkbMemory.tryCalculate(config, settings))}),
+        (error) => done({error: String(error && error.stack || error)}));
+"""
+
+
+def python_result(config, settings: dict) -> dict:
+    try:
+        return calculate(config, ServeSettings(**settings)).to_json()
+    except MemoryInputError as exc:
+        return {"error": str(exc)}
+
+
+def config_of(vector: dict):
+    return vector["config"] if "config" in vector else MODELS[vector["model"]]
+
+
+@pytest.fixture(scope="module")
+def calculator_page(browser, site_url):  # noqa: F811 - the imported fixtures
+    browser.get(f"{site_url}errors/{memory.KV_CACHE_TOO_SMALL}/")
+    ready = browser.execute_async_script(
+        "const done = arguments[0]; window.errorkbMemory.load().then(() => done(null), (e) => done(String(e)));"
+    )
+    assert ready is None, ready
+    return browser
+
+
+def js_calculate(driver, cases: list) -> list:
+    answer = driver.execute_async_script(CALCULATE, cases)
+    assert "error" not in answer, answer["error"]
+    return answer["found"]
+
+
+def differences(cases: list, found: list) -> list:
+    differ = []
+    for (config, settings), js in zip(cases, found):
+        py = python_result(config, settings)
+        if js != py:
+            differ.append({"settings": settings, "model": config.get("model_type") if isinstance(config, dict) else config,
+                           "js": js, "python": py})
+    return differ
+
+
+def test_vectors_as_python(calculator_page):
+    cases = [(config_of(v), v["settings"]) for v in VECTORS]
+    differ = differences(cases, js_calculate(calculator_page, cases))
+    assert not differ, json.dumps(differ[:2], indent=1)[:6000]
+
+
+def test_vectors_expectations_in_the_browser(calculator_page):
+    found = js_calculate(calculator_page, [(config_of(v), v["settings"]) for v in VECTORS])
+    for vector, js in zip(VECTORS, found):
+        if "input_error" in vector["expect"]:
+            assert js == {"error": vector["expect"]["input_error"]}, vector["name"]
+        else:
+            assert [e["id"] for e in js["errors"]] == vector["expect"]["errors"], vector["name"]
+
+
+def random_settings(rng: random.Random) -> dict:
+    gpu = rng.choice(memory.GPUS)
+    settings: dict = {"gpu_memory_bytes": memory.gpu_memory_bytes(gpu), "gpu_name": gpu.name}
+    if rng.random() < 0.2:
+        settings = {"gpu_memory_bytes": rng.randrange(2 * GIB, 200 * GIB)}
+    choices = {
+        "gpu_memory_utilization": [0.05, 0.3, 0.5, 0.8, 0.85, 0.9, 0.92, 0.95, 0.98, 1],
+        "max_model_len": [None, -1, 1, 17, 2048, 4096, 8192, 32768, 131072, 200000],
+        "max_num_seqs": [None, 1, 8, 256, 1024, 5000],
+        "max_num_batched_tokens": [None, 256, 2048, 16384],
+        "kv_cache_dtype": ["auto", "fp8", "fp8_e5m2", "bfloat16"],
+        "dtype": ["auto", "bfloat16", "float16", "float32"],
+        "quantization": [None, "none", "fp8", "awq", "gptq", "bitsandbytes"],
+        "tensor_parallel_size": [1, 1, 2, 3, 4, 8],
+        "mamba_ssm_cache_dtype": ["auto", "float32"],
+        "enforce_eager": [False, True],
+        "enable_prefix_caching": [None, False],
+        "kv_cache_memory_bytes": [None, None, None, 10 * 2**20, GIB, 7 * GIB + 12345],
+        "block_size": [None, None, 32, 128],
+    }
+    for name, values in choices.items():
+        if rng.random() < 0.5:
+            settings[name] = rng.choice(values)
+    return settings
+
+
+def test_random_settings_as_python(calculator_page):
+    """Every bundled model under random flags (a fixed seed): the same report, to the byte."""
+    rng = random.Random(20251130)
+    names = sorted(MODELS)
+    cases = [(MODELS[rng.choice(names)], random_settings(rng)) for _ in range(400)]
+    found = js_calculate(calculator_page, cases)
+    assert sum("error" not in f for f in found) > 300  # mostly real reports, not input errors
+    differ = differences(cases, found)
+    assert not differ, json.dumps(differ[:2], indent=1)[:6000]
+
+
+# --- the page --------------------------------------------------------------------------------------------
+
+
+def test_calculator_only_on_memory_error_pages(browser, site_url):  # noqa: F811
+    from selenium.webdriver.common.by import By
+
+    for error_id in (memory.KV_CACHE_TOO_SMALL, memory.NO_MEMORY_FOR_CACHE, memory.MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS):
+        browser.get(f"{site_url}errors/{error_id}/")
+        assert browser.find_elements(By.ID, "errorkb-memory-form"), error_id
+    browser.get(f"{site_url}errors/{memory.HEADS_NOT_DIVISIBLE}/")
+    assert not browser.find_elements(By.ID, "errorkb-memory-form")
+
+
+def _submit(browser, site_url, model: str, gpu: str, config: str = "", **fields):  # noqa: F811
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    browser.get(f"{site_url}errors/{memory.NO_MEMORY_FOR_CACHE}/")
+    form = browser.find_element(By.ID, "errorkb-memory-form")
+    WebDriverWait(browser, 30).until(lambda d: form.get_attribute("data-errorkb-loaded") == "1")
+    Select(form.find_element(By.NAME, "model")).select_by_value(model)
+    if config:
+        form.find_element(By.NAME, "config").send_keys(config)
+    Select(form.find_element(By.NAME, "gpu")).select_by_value(gpu)
+    for name, value in fields.items():
+        form.find_element(By.NAME, name).send_keys(value)
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    results = browser.find_element(By.ID, "errorkb-memory-results")
+    WebDriverWait(browser, 30).until(lambda d: results.text.strip() != "")
+    return results
+
+
+def test_ui_shows_the_error_and_its_fix(browser, site_url):  # noqa: F811
+    from selenium.webdriver.common.by import By
+
+    results = _submit(browser, site_url, "qwen2.5-32b", "RTX-4090")
+    assert "KV cache per token" in results.text and "262,144 bytes" in results.text
+    link = results.find_element(By.CSS_SELECTOR, ".errorkb-memory-error a")
+    assert link.get_attribute("href") == f"{site_url}errors/{memory.NO_MEMORY_FOR_CACHE}/"
+    assert "--tensor-parallel-size 4" in results.text
+
+
+def test_ui_pasted_config(browser, site_url):  # noqa: F811
+    config = json.dumps(MODELS["gemma-2-2b"])
+    results = _submit(browser, site_url, "paste", "L4", config=config, max_model_len="4096")
+    assert "26 layers (26 attention, 13 sliding-window)" in results.text
+    assert "No known error" in results.text
+
+
+@pytest.mark.parametrize(("config", "expected"), [
+    ("{not json", "The pasted config.json is not valid JSON"),
+    ('{"model_type": "t5"}', "model_type 't5' is not modelled"),
+    ('<img src=x onerror="window.pwned=1">', "not valid JSON"),
+])
+def test_ui_bad_paste_is_one_message(browser, site_url, config, expected):  # noqa: F811
+    from selenium.webdriver.common.by import By
+
+    results = _submit(browser, site_url, "paste", "L4", config=config)
+    assert expected in results.text
+    assert not results.find_elements(By.CSS_SELECTOR, "img, script")
+    assert browser.execute_script("return typeof window.pwned;") == "undefined"
