@@ -49,7 +49,7 @@ class Gpu:
 # The driver reports a little less than the marketed size (an "80 GB" H100 shows 79.19 GiB);
 # vLLM's budget is that reported total times --gpu-memory-utilization.
 GPUS: tuple[Gpu, ...] = (
-    Gpu("H200", 139.8, "reported total, as nvidia-smi and torch show it for the 141 GB H200"),
+    Gpu("H200", 139.8, "approximately what the driver reports for the 141 GB H200 (about 139-140 GiB)"),
     Gpu("H100-80GB", 79.19, "reported total in a vLLM log (kubernetes-sigs/gateway-api-inference-extension#550)"),
     Gpu("H100-94GB", 94.0, "nominal (H100 NVL)"),
     Gpu("H20", 96.0, "nominal"),
