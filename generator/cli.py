@@ -309,8 +309,10 @@ def run_build(config: Config, args: argparse.Namespace) -> int:
         a.name: Flag(name=a.name, flag=a.flag, type=a.type, default=a.default, help=a.help)
         for a in engine_args_at(revision)
     }
+    from generator.verify import load_records
+
     site = SiteInput(catalog=catalog.to_json(), entries=entries, engine_args=engine_args, issues_url=config.issues_url,
-                     releases=releases)
+                     releases=releases, verifications=load_records(config.root / "errors" / "verifications"))
     try:
         pages = build_site(mkdocs_file, site, out)
     except BuildError as exc:

@@ -202,15 +202,48 @@ def _what(value: Any) -> str:
     return f"a {type(value).__name__} (quote it to make it a string)"
 
 
+def _resolve(schema: dict, root: dict) -> dict:
+    """``schema`` with its ``$ref`` followed and its ``allOf`` parts merged in."""
+    if "$ref" in schema:
+        target = root
+        for part in schema["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        schema = {**_resolve(target, root), **{k: v for k, v in schema.items() if k != "$ref"}}
+    for part in schema.get("allOf", ()):
+        part = _resolve(part, root)
+        schema = {**part, **schema, "properties": {**part.get("properties", {}), **schema.get("properties", {})},
+                  "required": [*part.get("required", ()), *schema.get("required", ())]}
+    return schema
+
+
 def _subschema(key: Key) -> dict:
     """The schema of the value at ``key`` (for descriptions and allowed field names)."""
-    schema = entry_schema()
+    root = entry_schema()
+    schema = _resolve(root, root)
     for part in key:
+        options = [schema, *(_resolve(s, root) for s in (*schema.get("oneOf", ()), *schema.get("anyOf", ())))]
         if isinstance(part, int):
-            schema = schema.get("items", {})
+            schema = next((o["items"] for o in options if "items" in o), {})
         else:
-            schema = schema.get("properties", {}).get(part, {})
+            schema = next((o["properties"][part] for o in options if part in o.get("properties", {})), {})
+        schema = _resolve(schema, root)
     return schema
+
+
+def _specific(error) -> Iterator:
+    """The errors worth showing for ``error``: for a ``oneOf`` whose alternatives differ
+    in type (a mapping or a list of them), those of the alternative the value's type fits."""
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        branches: dict[int, list] = {}
+        for sub in error.context:
+            branches.setdefault(sub.schema_path[0], []).append(sub)
+        fitting = [subs for subs in branches.values()
+                   if not any(sub.validator == "type" and not sub.relative_path for sub in subs)]
+        if len(fitting) == 1:
+            for sub in fitting[0]:
+                yield from _specific(sub)
+            return
+    yield error
 
 
 def _short(value: Any, width: int = 40) -> str:
@@ -234,7 +267,7 @@ def schema_problems(composed: _Composed, entry_path: str) -> list[Problem]:
     def add(where: tuple[int, int], message: str) -> None:
         problems.append(Problem(entry_path, where[0], where[1], message))
 
-    for error in _validator().iter_errors(composed.data):
+    for error in (e for top in _validator().iter_errors(composed.data) for e in _specific(top)):
         key = tuple(error.absolute_path)
         label = key_label(key)
         value = error.instance
@@ -288,6 +321,12 @@ def schema_problems(composed: _Composed, entry_path: str) -> list[Problem]:
             add(at(key), f"`{label}` is empty: give at least one of {', '.join(allowed)}, or remove it")
         elif rule == "enum":
             add(at(key), f"`{label}` is {_short(value)}: use one of {', '.join(map(str, limit))}")
+        elif rule == "oneOf" and all(len(alt.get("required", ())) == 1 and len(alt) == 1 for alt in limit):
+            # {"oneOf": [{"required": ["python"]}, {"required": ["cli"]}]}: exactly one of these fields
+            names = [f"`{alt['required'][0]}`" for alt in limit]
+            given = [name for name in names if isinstance(value, dict) and name.strip("`") in value]
+            how = "only one of them" if given else "one of them"
+            add(at(key), f"`{label}` needs {' or '.join(names)}, {how}")
         else:
             add(at(key), f"`{label}`: {error.message}")
     return problems

@@ -10,6 +10,7 @@ from typing import Iterable
 from urllib.parse import quote
 
 from generator.lookup import error_title
+from generator.reproduce import reproduction_views, reproductions
 
 API_SCHEMA_VERSION = 1
 PERMALINK = "https://github.com/vllm-project/vllm/blob/{tag}/{path}#L{line}"
@@ -44,7 +45,8 @@ class ErrorPage:
     flags: list[Flag]
     versions: list[str]
     entry: object | None = None  # generator.entries.ErrorEntry when curated
-    verification: dict | None = None
+    verification: dict | None = None  # the entry's record (errors/verifications/<slug>.json)
+    reproductions: list[dict] = field(default_factory=list)  # generator.reproduce.reproduction_views
     related: list[str] = field(default_factory=list)  # other ids of the same entry
     ranges: list[str] = field(default_factory=list)  # "v0.26.0 – v0.33.0"
     replaces: list[dict] = field(default_factory=list)  # lineage: {"id", "kind", "release"}
@@ -140,7 +142,7 @@ def build_pages(
     for error in catalog["errors"]:
         sites = [dict(s, permalink=permalink(tag, s["path"], s["line"])) for s in error["sites"]]
         known = past.get(error["id"], {"versions": [catalog["revision"]], "ranges": [catalog["revision"]]})
-        pages.append(_page(error, sites, by_id.get(error["id"]), engine_args, verifications, known))
+        pages.append(_page(error, sites, by_id.get(error["id"]), engine_args, verifications, known, pin_version=tag.removeprefix("v")))
     at_pin = {e["id"] for e in catalog["errors"]}
     for error_id, error in past.items():
         if error_id in at_pin:
@@ -152,7 +154,8 @@ def build_pages(
             for s in error["sites"][last]
         ]
         gone = f"vLLM raised `{error['exception']}` here in {', '.join(error['ranges'])}; {catalog['revision']} no longer does."
-        pages.append(_page(error, sites, by_id.get(error_id), engine_args, verifications, error, gone, last))
+        pages.append(_page(error, sites, by_id.get(error_id), engine_args, verifications, error, gone, last,
+                           pin_version=tag.removeprefix("v")))
     return pages
 
 
@@ -165,6 +168,7 @@ def _page(
     known: dict,
     gone: str = "",
     last_release: str = "",
+    pin_version: str = "",
 ) -> ErrorPage:
     """The page of one error; ``gone`` says how it was raised before when the pin no longer does."""
     has_message = error.get("has_message", True)
@@ -183,6 +187,8 @@ def _page(
         versions=known["versions"],
         entry=entry,
         verification=(verifications or {}).get(entry.slug) if entry else None,
+        reproductions=reproduction_views(reproductions(entry.slug, entry.path, entry.reproduce),
+                                         (verifications or {}).get(entry.slug), pin_version) if entry else [],
         related=[i for i in entry.ids if i != error["id"]] if entry else [],
         ranges=known["ranges"],
         replaces=known.get("replaces", []),
@@ -215,6 +221,7 @@ def entry_json(entry) -> dict | None:
         "faq": entry.faq,
         "references": entry.references,
         "tags": entry.tags,
+        "reproduce": entry.reproduce or None,
     }
 
 
@@ -231,6 +238,7 @@ def error_json(page: ErrorPage, catalog: dict, report: str) -> dict:
         "url": page.url,
         "curated": page.curated,
         "verified": page.verification,
+        "reproductions": page.reproductions,
         "subsystem": page.subsystem,
         "revision": catalog["revision"],
         "commit": catalog["commit"],
@@ -275,7 +283,7 @@ def index_json(pages: list[ErrorPage], catalog: dict) -> dict:
                 "title": p.title,
                 "url": p.url,
                 "curated": p.curated,
-                "verified": p.verification is not None,
+                "verified": any(r["badge"]["state"] == "passed" for r in p.reproductions),
                 "current": p.current,
                 "ranges": p.ranges,
             }

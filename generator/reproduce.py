@@ -63,6 +63,7 @@ class Reproduction:
     error: ReproCase
     fix: ReproCase
     simulates: str | None = None  # the GPU whose values a CPU case feeds to the raising function
+    several: bool = False  # the entry has a list of pairs
 
     @property
     def tier(self) -> str:
@@ -70,7 +71,12 @@ class Reproduction:
 
     @property
     def label(self) -> str:
-        return f"{self.entry}[{self.index}]" if self.index else self.entry
+        return f"{self.entry}[{self.index}]" if self.several else self.entry
+
+    @property
+    def record_key(self) -> str:
+        """Where this pair's latest run is kept in the entry's record."""
+        return f"{self.tier}-{self.index}" if self.several else self.tier
 
     def verification_kind(self) -> str:
         """What a pass of this pair shows, in words, for the page."""
@@ -107,8 +113,9 @@ def reproductions(slug: str, path: str, raw: Any) -> list[Reproduction]:
     if not raw:
         return []
     pairs = raw if isinstance(raw, list) else [raw]
+    several = isinstance(raw, list)
     return [
-        Reproduction(slug, path, i if len(pairs) > 1 else 0, _case("error", p["error"]), _case("fix", p["fix"]), p.get("simulates"))
+        Reproduction(slug, path, i, _case("error", p["error"]), _case("fix", p["fix"]), p.get("simulates"), several)
         for i, p in enumerate(pairs)
     ]
 
@@ -294,6 +301,7 @@ def tier_record(repro: Reproduction, environment: dict, date: str,
     return {
         "tier": repro.tier,
         "pair": repro.index,
+        "key": repro.record_key,
         "passed": bool(error["passed"] and fix["passed"]),
         "verification": repro.verification_kind(),
         "simulates": repro.simulates,
@@ -308,7 +316,7 @@ def tier_record(repro: Reproduction, environment: dict, date: str,
 def merge_record(previous: dict | None, slug: str, tier: dict) -> dict:
     """The entry's record file with one tier's run replaced (the other tiers kept)."""
     runs = dict((previous or {}).get("runs", {}))
-    runs[f"{tier['tier']}-{tier['pair']}" if tier["pair"] else tier["tier"]] = tier
+    runs[tier["key"]] = tier
     return {"entry": slug, "runs": dict(sorted(runs.items()))}
 
 
@@ -331,7 +339,7 @@ def badges(repros: list[Reproduction], record: dict | None, pin_version: str) ->
     runs = (record or {}).get("runs", {})
     out = []
     for repro in repros:
-        run = runs.get(f"{repro.tier}-{repro.index}" if repro.index else repro.tier)
+        run = runs.get(repro.record_key)
         if run is None:
             text = "Not yet run on a GPU" if repro.tier == "cuda" else "Not yet reproduced on CPU"
             out.append(Badge(text, "pending"))
@@ -349,3 +357,61 @@ def badges(repros: list[Reproduction], record: dict | None, pin_version: str) ->
         else:
             out.append(Badge(f"Error and fix reproduced {where} · vLLM {version} · {run['date']}", "passed"))
     return out
+
+
+# ---------------------------------------------------------------- what a page shows
+
+REACH_WORDS = {
+    "engine-config": "vLLM built the engine configuration (every configuration check passed)",
+    "health": "the server answered its health check",
+    "return": "the code ran to its end",
+    "exit-0": "the command exited with status 0",
+}
+
+
+def _case_view(case: ReproCase) -> dict:
+    if case.kind == "cli":
+        env = " ".join(f"{k}={v}" for k, v in case.env)
+        text = " ".join(_shell_word(a) for a in case.argv)
+        return {"lang": "sh", "text": f"{env} {text}".strip()}
+    env = "".join(f"import os; os.environ[{k!r}] = {v!r}\n" for k, v in case.env)
+    return {"lang": "python", "text": env + case.code.rstrip("\n")}
+
+
+def _shell_word(word: str) -> str:
+    """A word as a person would type it in a POSIX shell."""
+    if word and all(c.isalnum() or c in "-_./=:,+@%" for c in word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+def reproduction_views(repros: list[Reproduction], record: dict | None, pin_version: str) -> list[dict]:
+    """Per pair of an entry: its badge, what kind of verification it is, the two cases as
+    a person would run them, and the latest run's outcome and environment."""
+    runs = (record or {}).get("runs", {})
+    views = []
+    for repro, badge in zip(repros, badges(repros, record, pin_version)):
+        run = runs.get(repro.record_key)
+        views.append({
+            "tier": repro.tier,
+            "kind": repro.verification_kind(),
+            "simulates": repro.simulates,
+            "badge": {"text": badge.text, "state": badge.state},
+            "error": _case_view(repro.error) | {"expect": repro.error.expect},
+            "fix": _case_view(repro.fix) | {"reach": REACH_WORDS[repro.fix.reach or "return"]},
+            "requirements": _requirements(repro),
+            "run": run,
+        })
+    return views
+
+
+def _requirements(repro: Reproduction) -> str:
+    if repro.tier == "cpu":
+        return "CPU only: VLLM_TARGET_DEVICE=cpu, no GPU, no weights (load_format dummy)"
+    parts = ["an NVIDIA GPU"]
+    case = repro.error
+    if case.min_gpu_memory_gib:
+        parts.append(f"at least {case.min_gpu_memory_gib:g} GiB of GPU memory")
+    if case.max_compute_capability:
+        parts.append(f"compute capability {case.max_compute_capability:g} or lower")
+    return ", ".join(parts)

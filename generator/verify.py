@@ -104,8 +104,7 @@ def problems(results: list[PairResult], entries: dict[str, ErrorEntry]) -> list[
         if result.skipped:
             continue
         entry = entries[result.repro.entry]
-        several = isinstance(entry.reproduce, list)
-        key = pair_key(result.repro.index, several)
+        key = pair_key(result.repro.index, result.repro.several)
         for role, verdict in (("error", result.error_verdict), ("fix", result.fix_verdict)):
             if not verdict.passed:
                 line, col = entry.position((*key, role))

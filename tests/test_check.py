@@ -238,3 +238,69 @@ def test_errorkb_new_without_a_match_is_one_line_exit_2(corpus_bundle, session_c
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and "no vLLM error at v0.33.0 matches" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+# --- reproduction cases -----------------------------------------------------------------------------
+
+
+def test_reproduce_sections_are_checked_beyond_the_schema(tmp_path):
+    (tmp_path / "models" / "small").mkdir(parents=True)
+    (tmp_path / "models" / "small" / "config.json").write_text("{}")
+    extra = """\
+reproduce:
+  error:
+    cli: [vllm, serve, models/small, --max-model-lenn, "100"]
+    expect: a000000000000002
+  fix:
+    cli: [vllm, serve, models/missing, --max-model-len, "100"]
+    requires: cuda
+    reach: health
+"""
+    write(tmp_path / "errors", "r.yaml", entry_text(extra=extra))
+    entries, schema_problems = load_entries(tmp_path / "errors", tmp_path)
+    assert schema_problems == []
+    found = [str(p) for p in check_entries(entries, CATALOG, FLAGS, "v9.9.9", tmp_path)]
+    assert found == [
+        "errors/r.yaml:10:38: `vllm serve` has no flag --max-model-lenn at v9.9.9; did you mean --max-model-len?",
+        "errors/r.yaml:11:13: the error case expects a000000000000002, which is not among this entry's ids; expect one of them, or add it to `ids`",
+        "errors/r.yaml:13:24: models/missing/config.json does not exist: add the model's configuration under models/, or use one that is there",
+        "errors/r.yaml:14:15: the error case runs on cpu and the fix case on cuda: a pair runs on one tier; give both the same `requires`",
+    ]
+
+
+def test_a_health_check_needs_a_server_and_an_error_case_needs_expect(tmp_path):
+    extra = """\
+reproduce:
+  error:
+    python: "raise ValueError('x')"
+  fix:
+    python: "pass"
+    reach: health
+"""
+    write(tmp_path / "errors", "r.yaml", entry_text(extra=extra))
+    entries, schema_problems = load_entries(tmp_path / "errors", tmp_path)
+    assert [str(p) for p in schema_problems] == [
+        "errors/r.yaml:10:5: `reproduce.error` is missing the required field `expect`: add `expect:` "
+        "(Error cases: the error id the raised exception must be matched to by the lookup matcher.)"]
+    found = [str(p) for p in check_entries(entries, CATALOG, FLAGS, "v9.9.9", tmp_path)]
+    assert found == ["errors/r.yaml:13:12: `reach: health` needs a server: a `cli: [vllm, serve, ...]` case"]
+
+
+def test_a_case_is_a_snippet_or_a_command_line_not_both(tmp_path):
+    extra = """\
+reproduce:
+  - error:
+      expect: a000000000000001
+      requires: gpu
+    fix:
+      python: "pass"
+      cli: [vllm]
+      reach: return
+"""
+    write(tmp_path / "errors", "r.yaml", entry_text(extra=extra))
+    _, schema_problems = load_entries(tmp_path / "errors", tmp_path)
+    assert [str(p) for p in schema_problems] == [
+        "errors/r.yaml:10:7: `reproduce[0].error` needs `python` or `cli`, one of them",
+        "errors/r.yaml:11:17: `reproduce[0].error.requires` is 'gpu': use one of cpu, cuda",
+        "errors/r.yaml:13:7: `reproduce[0].fix` needs `python` or `cli`, only one of them",
+    ]

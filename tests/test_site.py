@@ -84,7 +84,32 @@ references:
   - url: https://docs.vllm.ai/en/latest/
     title: vLLM documentation
 tags: [memory]
+reproduce:
+  - error:
+      cli: [vllm, serve, models/x, --max-num-seqs, "<script>window.pwned=4</script>"]
+      expect: 0123456789abcdef
+    fix:
+      python: |
+        print("</code><script>window.pwned=5</script>")
+      reach: return
+  - error:
+      cli: [vllm, serve, models/x, --max-num-seqs, "1024"]
+      requires: cuda
+      min_gpu_memory_gib: 24
+      expect: 0123456789abcdef
+    fix:
+      cli: [vllm, serve, models/x, --max-num-seqs, "64", --port, "8123"]
+      requires: cuda
+      reach: health
 """
+_CASE = {"passed": True, "summary": "raised <b>it</b>", "outcome": "raised", "duration_s": 0.5,
+         "evidence": "ValueError: <script>window.pwned=6</script>"}
+RECORD = {"entry": "hostile", "runs": {"cpu-0": {
+    "tier": "cpu", "pair": 0, "key": "cpu-0", "passed": True, "verification": "vLLM's own code run to completion",
+    "simulates": None, "date": "2026-11-30", "duration_s": 1.0,
+    "environment": {"vllm": "1.0", "vllm_commit": "gabc", "python": "3.11.7", "torch": "2.14.0", "platform": "Linux"},
+    "error": _CASE, "fix": dict(_CASE, summary="reached return"),
+}}}
 ENGINE_ARGS = {
     "max_num_seqs": Flag("max_num_seqs", "--max-num-seqs", "int | None", "None", "Maximum number of sequences per iteration."),
     "enforce_eager": Flag("enforce_eager", "--enforce-eager", "bool", "False", "Always use eager mode."),
@@ -98,7 +123,7 @@ def site_input(tmp_path) -> SiteInput:
     (errors / "hostile.yaml").write_text(ENTRY)
     entries, problems = load_entries(errors, tmp_path)
     assert not problems, [str(p) for p in problems]
-    return SiteInput(catalog=CATALOG, entries=entries, engine_args=ENGINE_ARGS)
+    return SiteInput(catalog=CATALOG, entries=entries, engine_args=ENGINE_ARGS, verifications={"hostile": RECORD})
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -179,6 +204,22 @@ def test_hostile_text_is_inert_in_the_built_html(site_input, tmp_path):
     assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in article
     assert "{{ x }}" in article and "{% raw %}" in article and "{{ sequences }}" in article
     assert "a|b" in article
+    for n in (4, 5, 6):  # the reproduction's commands, snippet and evidence
+        assert f"window.pwned={n}" in article
+
+
+def test_the_page_shows_each_reproduction_with_its_badge(site_input, tmp_path):
+    build_site(ROOT / "mkdocs.yml", site_input, tmp_path / "site")
+    html = (tmp_path / "site" / "errors" / "0123456789abcdef" / "index.html").read_text()
+    badges = re.findall(r'<span class="errorkb-badge errorkb-repro-(\w+)">([^<]*)</span>', html)
+    assert badges[:2] == [("passed", "Error and fix reproduced on CPU · vLLM 1.0 · 2026-11-30"),
+                          ("pending", "Not yet run on a GPU")]
+    assert "Needs an NVIDIA GPU, at least 24 GiB of GPU memory." in html
+    data = json.loads((tmp_path / "site" / "api" / "errors" / "0123456789abcdef.json").read_text())
+    assert data["verified"] == RECORD
+    assert [r["badge"]["state"] for r in data["reproductions"]] == ["passed", "pending"]
+    index = json.loads((tmp_path / "site" / "api" / "errors" / "index.json").read_text())
+    assert {e["id"]: e["verified"] for e in index["errors"]} == {"0123456789abcdef": True, "fedcba9876543210": False}
 
 
 # --- the real thing: v0.33.0 from the corpus, with the repository's entries ------------------

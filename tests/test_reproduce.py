@@ -1,0 +1,139 @@
+"""Reproduction cases as data: parsing, verdicts, records and badges (no process runs here)."""
+
+from __future__ import annotations
+
+from generator.reproduce import (
+    CaseRun,
+    ReproCase,
+    badges,
+    judge_error,
+    judge_fix,
+    merge_record,
+    reproduction_views,
+    reproductions,
+    tier_record,
+    watch_targets,
+)
+
+ID = "40a9e62adbd6db45"
+OTHER = "ebabeac6c68e1d45"
+PAIR = {
+    "error": {"cli": ["vllm", "serve", "models/m", "--max-model-len", "100000"], "requires": "cpu", "expect": ID},
+    "fix": {"cli": ["vllm", "serve", "models/m", "--max-model-len", "4096"], "requires": "cpu", "reach": "engine-config"},
+}
+
+
+def matcher(answers: dict[str, str]):
+    """A stand-in for the lookup matcher: the id whose key text occurs in the paste."""
+    return lambda text: next((i for key, i in answers.items() if key in text), None)
+
+
+def test_one_pair_or_a_list_of_pairs():
+    [one] = reproductions("e", "errors/e.yaml", PAIR)
+    assert (one.tier, one.index, one.label, one.fix.stop_at()) == ("cpu", 0, "e", "engine-config")
+    cuda = {"error": dict(PAIR["error"], requires="cuda", min_gpu_memory_gib=24), "fix": dict(PAIR["fix"], requires="cuda", reach="health")}
+    first, second = reproductions("e", "errors/e.yaml", [dict(PAIR, simulates="NVIDIA L4 24GB"), cuda])
+    assert (first.label, second.label, second.tier, second.error.min_gpu_memory_gib) == ("e[0]", "e[1]", "cuda", 24)
+    assert "NVIDIA L4 24GB" in first.verification_kind()
+    assert reproductions("e", "errors/e.yaml", {}) == []
+
+
+def test_the_error_case_passes_only_when_the_matcher_names_the_expected_id():
+    case = ReproCase(role="error", kind="python", expect=ID)
+    raised = CaseRun("raised", exception={"type": "ValueError", "message": "too long", "traceback": "ValueError: too long"})
+    assert judge_error(case, raised, matcher({"too long": ID})).passed
+    wrong = judge_error(case, raised, matcher({"too long": OTHER}))
+    assert not wrong.passed and OTHER in wrong.summary and ID in wrong.summary
+    returned = judge_error(case, CaseRun("returned"), matcher({}))
+    assert not returned.passed and "ran to its end" in returned.summary
+
+
+def test_an_error_raised_from_the_expected_one_counts():
+    case = ReproCase(role="error", kind="python", expect=ID)
+    run = CaseRun("raised", exception={"type": "ValueError", "message": "outer", "traceback": "ValueError: outer",
+                                       "causes": [{"type": "ValueError", "message": "inner cause"}]})
+    verdict = judge_error(case, run, matcher({"outer": OTHER, "inner cause": ID}))
+    assert verdict.passed and "the cause of" in verdict.summary
+
+
+def test_a_timeout_or_crash_is_a_failed_error_case_saying_so():
+    case = ReproCase(role="error", kind="python", expect=ID)
+    assert "timed out" in judge_error(case, CaseRun("timeout", duration_s=5), matcher({})).summary
+    assert "SIGSEGV" in judge_error(case, CaseRun("crashed", reason="killed by SIGSEGV"), matcher({})).summary
+
+
+WATCHED_OK = [{"path": "vllm/config/model.py", "function": "f", "entered": 1, "returned": 1, "escaped": 0, "raise_executed": 0}]
+
+
+def test_the_fix_case_must_reach_its_point_and_pass_the_raising_function():
+    case = ReproCase(role="fix", kind="cli", reach="engine-config")
+    assert judge_fix(case, CaseRun("reached", reached="engine-config", watch=WATCHED_OK), watched=True).passed
+    never = [dict(WATCHED_OK[0], entered=0, returned=0)]
+    verdict = judge_fix(case, CaseRun("reached", reached="engine-config", watch=never), watched=True)
+    assert not verdict.passed and "never entered" in verdict.summary
+    raised = [dict(WATCHED_OK[0], raise_executed=1)]
+    assert not judge_fix(case, CaseRun("reached", reached="engine-config", watch=raised), watched=True).passed
+    other_error = CaseRun("raised", exception={"type": "ValueError", "message": "boom"})
+    assert "raised ValueError: boom" in judge_fix(case, other_error, watched=True).summary
+
+
+def test_a_fix_case_that_only_returns_does_not_reach_a_health_check():
+    case = ReproCase(role="fix", kind="cli", reach="health")
+    assert not judge_fix(case, CaseRun("returned"), watched=False).passed
+    assert judge_fix(case, CaseRun("reached", reached="health"), watched=False).passed
+    exit0 = ReproCase(role="fix", kind="cli", reach="exit-0")
+    assert judge_fix(exit0, CaseRun("exited", exit_code=0), watched=False).passed
+    assert not judge_fix(exit0, CaseRun("exited", exit_code=1), watched=False).passed
+
+
+def test_the_watched_functions_are_the_sites_of_the_expected_error():
+    error = {"sites": [{"path": "vllm/a.py", "line": 10, "function": "A.f"}, {"path": "vllm/a.py", "line": 20, "function": "A.f"},
+                       {"path": "vllm/b.py", "line": 5, "function": None}]}
+    fix = ReproCase(role="fix", kind="python", reach="return")
+    assert watch_targets(fix, error) == [
+        {"path": "vllm/a.py", "function": "A.f", "raise_lines": [10, 20]},
+        {"path": "vllm/b.py", "function": "", "raise_lines": [5]},
+    ]
+    past = ReproCase(role="fix", kind="python", reach="return", past="vllm/r.py:Registry.inspect")
+    assert watch_targets(past, error) == [{"path": "vllm/r.py", "function": "Registry.inspect", "raise_lines": []}]
+    assert watch_targets(ReproCase(role="fix", kind="python", past="none"), error) == []
+
+
+def _record(version: str, passed: bool = True, tier: str = "cpu", gpu=None) -> dict:
+    [repro] = reproductions("e", "errors/e.yaml", PAIR)
+    case = {"passed": passed, "duration_s": 0.5, "summary": "s", "evidence": ""}
+    run = tier_record(repro, {"vllm": version, "gpu": gpu}, "2026-11-30", case, dict(case, passed=True))
+    run["tier"] = run["key"] = tier
+    return merge_record(None, "e", run)
+
+
+def test_badges_say_reproduced_stale_failed_or_not_yet_run():
+    repros = reproductions("e", "errors/e.yaml", PAIR)
+    [passed] = badges(repros, _record("0.33.0"), "0.33.0")
+    assert (passed.state, passed.text) == ("passed", "Error and fix reproduced on CPU · vLLM 0.33.0 · 2026-11-30")
+    [stale] = badges(repros, _record("0.32.0"), "0.33.0")
+    assert stale.state == "stale" and "0.32.0" in stale.text and "0.33.0" in stale.text
+    [failed] = badges(repros, _record("0.33.0", passed=False), "0.33.0")
+    assert failed.state == "failed"
+    [pending] = badges(repros, None, "0.33.0")
+    assert (pending.state, pending.text) == ("pending", "Not yet reproduced on CPU")
+    cuda = reproductions("e", "errors/e.yaml", {"error": dict(PAIR["error"], requires="cuda"), "fix": dict(PAIR["fix"], requires="cuda")})
+    assert badges(cuda, None, "0.33.0")[0].text == "Not yet run on a GPU"
+    record = _record("0.33.0", tier="cuda", gpu={"name": "NVIDIA H100 80GB HBM3", "memory_gib": 79.6})
+    assert badges(cuda, record, "0.33.0")[0].text == "Verified on NVIDIA H100 80GB HBM3 · vLLM 0.33.0 · 2026-11-30"
+
+
+def test_merging_a_record_keeps_the_other_tiers():
+    record = _record("0.33.0")
+    record["runs"]["cuda"] = {"tier": "cuda"}
+    merged = merge_record(record, "e", dict(record["runs"]["cpu"], date="2026-12-01"))
+    assert merged["runs"]["cuda"] == {"tier": "cuda"} and merged["runs"]["cpu"]["date"] == "2026-12-01"
+
+
+def test_a_page_shows_commands_as_a_person_would_type_them():
+    pair = {"error": {"cli": ["vllm", "serve", "m", "--speculative-config", '{"model": "m"}'], "env": {"VLLM_X": "1"}, "expect": ID},
+            "fix": {"python": "import vllm\n", "reach": "return"}}
+    [view] = reproduction_views(reproductions("e", "errors/e.yaml", pair), None, "0.33.0")
+    assert view["error"]["text"] == """VLLM_X=1 vllm serve m --speculative-config '{"model": "m"}'"""
+    assert view["fix"] == {"lang": "python", "text": "import vllm", "reach": "the code ran to its end"}
+    assert view["run"] is None and view["badge"]["state"] == "pending"
