@@ -219,6 +219,11 @@ def judge_error(case: ReproCase, run: CaseRun, match) -> CaseVerdict:
         if match(f"{cause.get('type')}: {cause.get('message', '')}") == case.expect:
             return CaseVerdict(True, f"raised {case.expect}: {_exception_line(cause)} "
                                      f"(the cause of {_exception_line(exception)})", case.expect)
+    # A server reports its engine's error in its log and raises a wrapper ("Engine core
+    # initialization failed"); the log and the traceback together are what a person
+    # pastes, and the matcher demotes the wrapper.
+    if run.log_tail and match(run.log_tail + "\n" + (exception.get("traceback") or "")) == case.expect:
+        return CaseVerdict(True, f"raised {_exception_line(exception)}, after {case.expect} in the log", case.expect)
     return CaseVerdict(False, f"expected {case.expect}, but the case raised {_exception_line(exception)} "
                               f"(matched to {matched or 'no known error'})", matched)
 

@@ -56,6 +56,15 @@ def test_an_error_raised_from_the_expected_one_counts():
     assert verdict.passed and "the cause of" in verdict.summary
 
 
+def test_a_wrapper_raised_after_the_expected_error_in_the_log_counts():
+    case = ReproCase(role="error", kind="cli", expect=ID)
+    run = CaseRun("raised", log_tail="ERROR EngineCore failed: ValueError: root cause\n",
+                  exception={"type": "RuntimeError", "message": "Engine core initialization failed", "traceback": "RuntimeError: Engine core"})
+    verdict = judge_error(case, run, lambda text: ID if "root cause" in text else OTHER)
+    assert verdict.passed and "in the log" in verdict.summary
+    assert not judge_error(case, run, matcher({"Engine core": OTHER})).passed
+
+
 def test_a_timeout_or_crash_is_a_failed_error_case_saying_so():
     case = ReproCase(role="error", kind="python", expect=ID)
     assert "timed out" in judge_error(case, CaseRun("timeout", duration_s=5), matcher({})).summary
