@@ -186,3 +186,45 @@ def test_ray_runs_each_case_as_a_task(tmp_path):
         runner.close()
     assert [r.outcome for r in runs] == ["raised", "timeout", "returned"]
     assert runs[0].exception["type"] == "KeyError"
+
+
+# --- the CUDA tier's GPU bookkeeping, with nvidia-smi's output format ------------------------------
+# No GPU here: a script on PATH answers nvidia-smi's query as a driver does, so the
+# harness's reading of it (skips, memory before and after) is tested; the GPU runs
+# themselves happen where there is one (`errorkb verify --tier cuda`).
+
+FAKE_SMI = """#!/bin/sh
+case "$*" in
+  *compute_cap*) echo "0, NVIDIA L4, 1200, 23034, 550.54.15, 8.9" ;;
+  *) echo "0, NVIDIA L4, 1200, 23034, 550.54.15" ;;
+esac
+"""
+
+
+@pytest.fixture
+def fake_gpu(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    smi = bin_dir / "nvidia-smi"
+    smi.write_text(FAKE_SMI)
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+
+
+def test_gpu_snapshot_reads_nvidia_smi(fake_gpu):
+    from generator.harness import gpu_snapshot
+
+    assert gpu_snapshot() == [{"index": 0, "name": "NVIDIA L4", "used_mib": 1200, "total_mib": 23034,
+                               "driver": "550.54.15", "compute_capability": 8.9}]
+
+
+def test_cuda_cases_sized_for_another_gpu_are_skipped_saying_why(fake_gpu, tmp_path):
+    runner = ProcessRunner(sys.executable, watch_gpu=True)
+    big = python_case("x = 1", min_gpu_memory_gib=80)
+    run = runner.run(request(big, tmp_path))
+    assert (run.outcome, run.reason) == ("not-run", "needs 80 GiB of GPU memory, NVIDIA L4 has 22 GiB")
+    old = python_case("x = 1", max_compute_capability=7.5)
+    assert runner.run(request(old, tmp_path)).reason == "is for GPUs of compute capability 7.5 or lower, NVIDIA L4 has 8.9"
+    fits = runner.run(request(python_case("x = 1", min_gpu_memory_gib=16), tmp_path))
+    assert fits.outcome == "returned"
+    assert fits.gpu_memory == {"before_mib": 1200, "after_mib": 1200}

@@ -114,3 +114,9 @@ def test_without_vllm_the_command_says_how_to_install_it(corpus_bundle, session_
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert f"no vLLM interpreter at {env_python}" in result.stderr and "pip install vllm==" in result.stderr
+
+
+def test_the_cuda_tier_needs_a_gpu(vllm_python, corpus_bundle, session_cache):
+    result = verify("--tier", "cuda", cache=session_cache, bundle=corpus_bundle, timeout=300)
+    assert result.returncode == 2
+    assert "the cuda tier needs an NVIDIA GPU" in result.stderr
