@@ -1147,11 +1147,66 @@
     models.value = Object.keys(DATA.models)[0] || "paste";
   }
 
+  // The form is built here, not shipped in every page's HTML: it only works with this script.
+  const FIELDS = [
+    ["model", "Model", "select", [["paste", "Paste a config.json…"]]],
+    ["config", "config.json", "textarea", '{"model_type": "llama", "num_hidden_layers": 32, ...}', "errorkb-memory-paste"],
+    ["gpu", "GPU", "select", [["custom", "Other: give its memory…"]]],
+    ["gpu_memory", "GPU memory", "input", "24GiB", "errorkb-memory-custom"],
+    ["gpu_memory_utilization", "--gpu-memory-utilization", "input", "0.92"],
+    ["max_model_len", "--max-model-len", "input", "the model's, or auto"],
+    ["max_num_seqs", "--max-num-seqs", "input", "vLLM's default"],
+    ["tensor_parallel_size", "--tensor-parallel-size", "input", "1"],
+    ["kv_cache_dtype", "--kv-cache-dtype", "select", [["auto", "auto"], ["fp8", "fp8"]]],
+    ["dtype", "--dtype", "select", [["auto", "auto"], ["bfloat16", "bfloat16"], ["float16", "float16"], ["float32", "float32"]]],
+    ["quantization", "--quantization", "select", [["", "the checkpoint's"], ["none", "none"], ["fp8", "fp8"], ["awq", "awq"], ["gptq", "gptq"], ["bitsandbytes", "bitsandbytes"]]],
+  ];
+
+  function buildForm(container) {
+    const form = element("form");
+    form.id = "errorkb-memory-form";
+    form.autocomplete = "off";
+    for (const [name, label, tag, detail, className] of FIELDS) {
+      const wrapper = element("label", className, label + " ");
+      const field = element(tag);
+      field.name = name;
+      if (tag === "select") {
+        for (const [value, text] of detail) {
+          const option = element("option", null, text);
+          option.value = value;
+          field.appendChild(option);
+        }
+      } else {
+        field.placeholder = detail;
+        if (tag === "textarea") {
+          field.rows = 8;
+          field.spellcheck = false;
+        }
+      }
+      if (className) wrapper.hidden = true;
+      wrapper.appendChild(field);
+      form.appendChild(wrapper);
+    }
+    const eager = element("label");
+    const box = element("input");
+    box.type = "checkbox";
+    box.name = "enforce_eager";
+    eager.append(box, " --enforce-eager");
+    const button = element("button", null, "Calculate");
+    button.type = "submit";
+    form.append(eager, button);
+    const out = element("div");
+    out.id = "errorkb-memory-results";
+    out.setAttribute("aria-live", "polite");
+    container.replaceChildren(form, out);
+    return [form, out];
+  }
+
   function setUp() {
-    const form = document.getElementById("errorkb-memory-form");
-    const out = document.getElementById("errorkb-memory-results");
-    if (!form || !out || form.dataset.errorkbReady) return;
-    form.dataset.errorkbReady = "1";
+    const container = document.getElementById("errorkb-memory");
+    if (!container || container.dataset.errorkbReady) return;
+    container.dataset.errorkbReady = "1";
+    const [form, out] = buildForm(container);
     const paste = form.querySelector(".errorkb-memory-paste");
     const custom = form.querySelector(".errorkb-memory-custom");
     function toggle() {
