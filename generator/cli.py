@@ -94,6 +94,11 @@ def write_atomically(path: str, text: str) -> None:
         sys.stdout.flush()
         return
     target = Path(path)
+    if target.exists() and not target.is_file():
+        # /dev/null, a FIFO: write into it; replacing it would put a plain file in its place.
+        with open(target, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        return
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:

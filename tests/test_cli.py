@@ -80,3 +80,12 @@ def test_repository_config_pins_vllm_0_33_0_from_pypi():
 def test_console_script_is_installed():
     result = subprocess.run(["errorkb", "scan", "--help"], capture_output=True, text=True)
     assert result.returncode == 0 and "--source" in result.stdout
+
+
+def test_writing_to_dev_null_leaves_it_a_device():
+    import stat
+
+    from generator.cli import write_atomically
+
+    write_atomically("/dev/null", "{}\n")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode), "/dev/null was replaced by a plain file"
