@@ -108,6 +108,13 @@ def yaml_str(text: str) -> str:
     return json.dumps(str(text), ensure_ascii=False)
 
 
+def evidence_tail(text: str, lines: int = 12) -> str:
+    """The last lines of a traceback: where it was raised and the message, which is
+    what a reader checks; the record keeps the longer excerpt."""
+    kept = str(text).splitlines()[-lines:]
+    return "\n".join(line if len(line) <= 400 else line[:399] + "…" for line in kept)
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
@@ -126,6 +133,7 @@ def environment() -> jinja2.Environment:
         plain=plain,
         readable_guard=readable_guard,
         yaml_str=yaml_str,
+        evidence_tail=evidence_tail,
         engine_label=lambda engine: ENGINE_LABELS.get(engine, engine),
         command_lang=lambda engine: COMMAND_LANGS.get(engine, "text"),
     )

@@ -21,6 +21,7 @@ When a case passes:
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -383,6 +384,18 @@ def _case_view(case: ReproCase) -> dict:
     return {"lang": "python", "text": env + case.code.rstrip("\n")}
 
 
+def _fix_diff(error: dict, fix: dict) -> str | None:
+    """The fix snippet as its changes to the error snippet, when it is mostly the same
+    code (the usual case: one argument changed), so a page shows what the fix is."""
+    if error["lang"] != "python" or fix["lang"] != "python":
+        return None
+    before, after = error["text"].splitlines(), fix["text"].splitlines()
+    if len(after) < 6 or difflib.SequenceMatcher(None, before, after).ratio() < 0.7:
+        return None
+    lines = list(difflib.unified_diff(before, after, "error case", "fix case", n=1, lineterm=""))
+    return "\n".join(lines)
+
+
 def _shell_word(word: str) -> str:
     """A word as a person would type it in a POSIX shell."""
     if word and all(c.isalnum() or c in "-_./=:,+@%" for c in word):
@@ -397,13 +410,14 @@ def reproduction_views(repros: list[Reproduction], record: dict | None, pin_vers
     views = []
     for repro, badge in zip(repros, badges(repros, record, pin_version)):
         run = runs.get(repro.record_key)
+        error, fix = _case_view(repro.error), _case_view(repro.fix)
         views.append({
             "tier": repro.tier,
             "kind": repro.verification_kind(),
             "simulates": repro.simulates,
             "badge": {"text": badge.text, "state": badge.state},
-            "error": _case_view(repro.error) | {"expect": repro.error.expect},
-            "fix": _case_view(repro.fix) | {"reach": REACH_WORDS[repro.fix.reach or "return"]},
+            "error": error | {"expect": repro.error.expect},
+            "fix": fix | {"reach": REACH_WORDS[repro.fix.reach or "return"], "diff": _fix_diff(error, fix)},
             "requirements": _requirements(repro),
             "run": run,
         })

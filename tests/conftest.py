@@ -90,5 +90,9 @@ def corpus_site(corpus_scan, corpus_bundle, session_cache, tmp_path_factory):
     revision = resolve(str(corpus_bundle), "v0.33.0", session_cache)
     args = {a.name: Flag(a.name, a.flag, a.type, a.default, a.help) for a in engine_args_at(revision)}
     out = tmp_path_factory.mktemp("corpus-site") / "site"
-    pages = build_site(ROOT / "mkdocs.yml", SiteInput(catalog=catalog, entries=entries, engine_args=args), out)
+    from generator.verify import load_records
+
+    site = SiteInput(catalog=catalog, entries=entries, engine_args=args,
+                     verifications=load_records(ROOT / "errors" / "verifications"))
+    pages = build_site(ROOT / "mkdocs.yml", site, out)
     return out, pages, catalog

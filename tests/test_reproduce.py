@@ -144,5 +144,15 @@ def test_a_page_shows_commands_as_a_person_would_type_them():
             "fix": {"python": "import vllm\n", "reach": "return"}}
     [view] = reproduction_views(reproductions("e", "errors/e.yaml", pair), None, "0.33.0")
     assert view["error"]["text"] == """VLLM_X=1 vllm serve m --speculative-config '{"model": "m"}'"""
-    assert view["fix"] == {"lang": "python", "text": "import vllm", "reach": "the code ran to its end"}
+    assert view["fix"] == {"lang": "python", "text": "import vllm", "reach": "the code ran to its end", "diff": None}
     assert view["run"] is None and view["badge"]["state"] == "pending"
+
+
+def test_a_fix_snippet_that_changes_one_line_is_shown_as_that_change():
+    code = "".join(f"step_{n}()\n" for n in range(8))
+    pair = {"error": {"python": code + "build(max_model_len=100000)\n", "expect": ID},
+            "fix": {"python": code + "build(max_model_len=4096)\n", "reach": "return"}}
+    [view] = reproduction_views(reproductions("e", "errors/e.yaml", pair), None, "0.33.0")
+    assert view["fix"]["diff"].splitlines() == [
+        "--- error case", "+++ fix case", "@@ -8,2 +8,2 @@", " step_7()",
+        "-build(max_model_len=100000)", "+build(max_model_len=4096)"]
