@@ -108,10 +108,16 @@ def yaml_str(text: str) -> str:
     return json.dumps(str(text), ensure_ascii=False)
 
 
-def evidence_tail(text: str, lines: int = 12) -> str:
+def evidence_tail(text: str, lines: int = 10) -> str:
     """The last lines of a traceback: where it was raised and the message, which is
-    what a reader checks; the record keeps the longer excerpt."""
-    kept = str(text).splitlines()[-lines:]
+    what a reader checks; the record keeps the longer excerpt. The harness's own frame
+    (the line that runs the case) says nothing about vLLM and is left out."""
+    all_lines = str(text).splitlines()
+    drop: set[int] = set()
+    for i, line in enumerate(all_lines):
+        if "harness_child.py" in line:
+            drop.update((i, i + 1))
+    kept = [line for i, line in enumerate(all_lines) if i not in drop][-lines:]
     return "\n".join(line if len(line) <= 400 else line[:399] + "…" for line in kept)
 
 

@@ -367,6 +367,8 @@ def badges(repros: list[Reproduction], record: dict | None, pin_version: str) ->
 
 # ---------------------------------------------------------------- what a page shows
 
+INLINE_LINES = 20  # longer cases are linked from the page as files of their own, to keep pages small
+
 REACH_WORDS = {
     "engine-config": "vLLM built the engine configuration (every configuration check passed)",
     "health": "the server answered its health check",
@@ -411,6 +413,9 @@ def reproduction_views(repros: list[Reproduction], record: dict | None, pin_vers
     for repro, badge in zip(repros, badges(repros, record, pin_version)):
         run = runs.get(repro.record_key)
         error, fix = _case_view(repro.error), _case_view(repro.fix)
+        for role, view in (("error", error), ("fix", fix)):
+            view["file"] = f"reproduce/{repro.entry}/{repro.record_key}-{role}.{'py' if view['lang'] == 'python' else 'sh'}"
+            view["lines"] = view["text"].count("\n") + 1
         views.append({
             "tier": repro.tier,
             "kind": repro.verification_kind(),

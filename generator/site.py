@@ -82,6 +82,10 @@ def render_docs(site: SiteInput, docs: Path) -> list[ErrorPage]:
                                                            revision=catalog["revision"]))
         write_json(docs / "api" / "errors" / f"{page.id}.json", error_json(page, catalog, report))
     write_json(docs / "api" / "errors" / "index.json", index_json(pages, catalog))
+    for page in pages:  # reproduction cases as files of their own, linked from the pages
+        for repro in page.reproductions:
+            for case in (repro["error"], repro["fix"]):
+                write(case["file"], case["text"] + "\n")
     for schema in sorted(SCHEMAS.glob("*.schema.json")):
         (docs / "schema").mkdir(parents=True, exist_ok=True)
         shutil.copyfile(schema, docs / "schema" / schema.name)

@@ -144,7 +144,9 @@ def test_a_page_shows_commands_as_a_person_would_type_them():
             "fix": {"python": "import vllm\n", "reach": "return"}}
     [view] = reproduction_views(reproductions("e", "errors/e.yaml", pair), None, "0.33.0")
     assert view["error"]["text"] == """VLLM_X=1 vllm serve m --speculative-config '{"model": "m"}'"""
-    assert view["fix"] == {"lang": "python", "text": "import vllm", "reach": "the code ran to its end", "diff": None}
+    assert view["fix"] == {"lang": "python", "text": "import vllm", "reach": "the code ran to its end", "diff": None,
+                           "file": "reproduce/e/cpu-fix.py", "lines": 1}
+    assert view["error"]["file"] == "reproduce/e/cpu-error.sh"
     assert view["run"] is None and view["badge"]["state"] == "pending"
 
 
