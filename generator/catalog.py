@@ -2,23 +2,26 @@
 
 ``assemble`` is pure (files in, ``Catalog`` out). ``scan_revision`` is the edge: it
 lists the revision's blobs, takes what the blob cache has, analyses the rest in a
-process pool, and stores what it learnt.
+process pool (piece by piece, reusing the pieces the cache has: ``generator.pieces``),
+and stores what it learnt.
 """
 
 from __future__ import annotations
 
 import json
 import multiprocessing
+import operator
 import os
 from typing import Callable, Iterable
 
-from generator.cache import BlobCache
+from generator.cache import BlobCache, PieceStore, Rows
 from generator.messages import error_id, identity
 from generator.models import Catalog, ErrorRecord, FileScan, RaiseSite
-from generator.scanner import scan_source
+from generator.pieces import scan_file
 from generator.sources import BlobReader, Revision, python_files
 
 Progress = Callable[[int, int], None]  # (done, total)
+_BY_PLACE = operator.attrgetter("path", "line")
 
 
 def assemble(
@@ -44,7 +47,7 @@ def assemble(
             stats["asserts" if site.kind == "assert" else "raises"] += 1
     errors = []
     for key in sorted(groups):
-        sites = sorted(groups[key], key=lambda s: (s.path, s.line))
+        sites = sorted(groups[key], key=_BY_PLACE)
         first = sites[0]
         errors.append(
             ErrorRecord(
@@ -64,11 +67,59 @@ def catalog_json(catalog: Catalog) -> str:
     return json.dumps(catalog.to_json(), indent=1, ensure_ascii=False) + "\n"
 
 
-def analyse_blob(item: tuple[str, bytes]) -> tuple[str, bytes]:
-    """Worker: one blob's analysis as compact JSON (what the cache stores)."""
-    blob, data = item
-    scan = scan_source(data)
-    return blob, json.dumps(scan.to_json(), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+class _Analyser:
+    """Analyses blobs of one repository, piece by piece, in this process."""
+
+    def __init__(self, repo_path, pieces: PieceStore):
+        self.reader = BlobReader(repo_path)
+        self.pieces = pieces
+
+    def analyse(self, task: tuple[str, int]) -> tuple[str, dict, Rows, dict[str, int]]:
+        """One blob's analysis (as JSON data), its rows for the cache, and piece statistics."""
+        blob, generation = task
+        self.pieces.generation(generation)
+        result = scan_file(self.reader.read(blob), self.pieces.lookup)
+        self.pieces.learn(result)
+        scan = result.scan.to_json()
+        rows = Rows()
+        rows.add(blob, scan, result)
+        return blob, scan, rows, result.stats
+
+    def close(self) -> None:
+        self.reader.close()
+
+
+_worker: _Analyser | None = None
+
+
+def _start_worker(repo_path, cache_path, fingerprint: str) -> None:
+    global _worker
+    _worker = _Analyser(repo_path, PieceStore.reader(cache_path, fingerprint))
+
+
+def _analyse_in_worker(task: tuple[str, int]):
+    assert _worker is not None
+    return _worker.analyse(task)
+
+
+class _Workers:
+    """A pool of worker processes for one repository, kept while the cache is open.
+
+    Releases scanned one after another reuse it, and each worker keeps the pieces it
+    looked up in memory from one release to the next.
+    """
+
+    def __init__(self, repo_path, cache: BlobCache, workers: int):
+        self.key = (str(repo_path), workers)
+        # fork: the workers inherit the imported scanner and start at once; each reads
+        # its blobs and the stored pieces itself (only this process writes the cache)
+        self.pool = multiprocessing.get_context("fork").Pool(
+            workers, initializer=_start_worker, initargs=(repo_path, cache.path, cache.fingerprint)
+        )
+
+    def close(self) -> None:
+        self.pool.close()
+        self.pool.join()
 
 
 def analyse_blobs(
@@ -77,33 +128,38 @@ def analyse_blobs(
     cache: BlobCache,
     workers: int,
     progress: Progress | None = None,
-) -> dict[str, bytes]:
-    """Analyses of ``blobs``: from the cache, or computed now and cached."""
-    found = dict(cache.get_many(blobs))
+) -> dict[str, dict]:
+    """Analyses of ``blobs`` as JSON data: from the cache, or computed now (from cached pieces
+    where they hold) and cached."""
+    found = {blob: json.loads(data) for blob, data in cache.get_many(blobs)}
     missing = [b for b in dict.fromkeys(blobs) if b not in found]
+    cache.stats.blobs_cached += len(found)
     if not missing:
         return found
-    fresh: list[tuple[str, bytes]] = []
-    with BlobReader(revision.repo_path) as reader:
-        items = ((blob, reader.read(blob)) for blob in missing)
-        if workers <= 1:
-            results: Iterable[tuple[str, bytes]] = map(analyse_blob, items)
-            pool = None
-        else:
-            # fork: the workers inherit the imported scanner and start at once
-            pool = multiprocessing.get_context("fork").Pool(workers)
-            results = pool.imap_unordered(analyse_blob, items, chunksize=8)
-        try:
-            for blob, data in results:
-                fresh.append((blob, data))
-                if progress:
-                    progress(len(fresh), len(missing))
-        finally:
+    tasks = [(blob, cache.generation) for blob in missing]
+    if workers <= 1:
+        analyser = _Analyser(revision.repo_path, cache.pieces())
+        results: Iterable = map(analyser.analyse, tasks)
+    else:
+        pool = cache.resources.get("workers")
+        if not isinstance(pool, _Workers) or pool.key != (str(revision.repo_path), workers):
             if pool is not None:
                 pool.close()
-                pool.join()
-    cache.put_many(fresh)
-    found.update(fresh)
+            pool = cache.resources["workers"] = _Workers(revision.repo_path, cache, workers)
+        analyser = None
+        results = pool.pool.imap_unordered(_analyse_in_worker, tasks, chunksize=2)
+    rows = Rows()
+    try:
+        for blob, scan, learnt, stats in results:
+            found[blob] = scan
+            rows.extend(learnt)
+            cache.stats.add_file(stats)
+            if progress:
+                progress(len(rows.blobs), len(missing))
+    finally:
+        if analyser is not None:
+            analyser.close()
+    cache.store(rows)
     return found
 
 
@@ -115,15 +171,17 @@ def scan_revision(
     progress: Progress | None = None,
 ) -> Catalog:
     files = python_files(revision)
-    analyses = analyse_blobs(revision, [blob for _, blob in files], cache, workers or os.cpu_count() or 1, progress)
-    parsed: dict[str, dict] = {}
+    blobs = [blob for _, blob in files]
+    # Decoded once per cache: releases share most blobs. A blob may stand at two paths
+    # (or in two releases): each gets its own sites.
+    loaded = cache.loaded
+    distinct = list(dict.fromkeys(blobs))
+    wanted = [blob for blob in distinct if blob not in loaded]
+    loaded.update(analyse_blobs(revision, wanted, cache, workers or os.cpu_count() or 1, progress))
+    cache.stats.blobs_cached += len(distinct) - len(wanted)
 
     def load(blob: str) -> FileScan:
-        # A blob may stand at two paths: each gets its own sites.
-        data = parsed.get(blob)
-        if data is None:
-            data = parsed[blob] = json.loads(analyses[blob])
-        return FileScan.from_json(data)
+        return FileScan.from_json(loaded[blob])
 
     return assemble(
         project,

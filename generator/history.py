@@ -18,8 +18,12 @@ as moved.
 
 from __future__ import annotations
 
+import bisect
 import difflib
+import functools
+import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from generator.messages import normalize_template
@@ -64,14 +68,16 @@ def link_errors(old: dict, new: dict) -> list[Link]:
     added = [e for i, e in new_ids.items() if i not in old_ids and _has_words(e)]
     by_place: dict[tuple[str, str], list[dict]] = {}
     by_normalized: dict[str, list[dict]] = {}
-    by_exception: dict[str, list[dict]] = {}
     for error in added:
         for place in _places(error):
             by_place.setdefault(place, []).append(error)
         by_normalized.setdefault(normalize_template(error["template"]), []).append(error)
-        by_exception.setdefault(error["exception"], []).append(error)
-    candidates: list[tuple[float, str, str, str]] = []
     literal = {e["id"]: _literal(e["template"]) for e in (*removed, *added)}
+    by_exception = {
+        exception: _Lengths([e["id"] for e in errors], literal)
+        for exception, errors in _group(added, lambda e: e["exception"]).items()
+    }
+    candidates: list[tuple[float, str, str, str]] = []
     for error in removed:
         text = literal[error["id"]]
         for other in by_normalized.get(normalize_template(error["template"]), []):
@@ -84,17 +90,28 @@ def link_errors(old: dict, new: dict) -> list[Link]:
             ratio = difflib.SequenceMatcher(None, text, literal[other["id"]], autojunk=False).ratio()
             if ratio >= REWORD_RATIO:
                 candidates.append((round(ratio, 3), "reworded", error["id"], other["id"]))
-        matcher = difflib.SequenceMatcher(None, autojunk=False)
-        matcher.set_seq2(text)
-        for other in by_exception.get(error["exception"], []):
-            if other["id"] in near:
+        lengths = by_exception.get(error["exception"])
+        if lengths is None:
+            continue
+        matcher = None
+        for other_id in lengths.near(len(text)):
+            if other_id in near:
                 continue
-            matcher.set_seq1(literal[other["id"]])
-            if matcher.real_quick_ratio() < MOVED_RATIO or matcher.quick_ratio() < MOVED_RATIO:
+            other_text = literal[other_id]
+            # difflib's real_quick_ratio and quick_ratio, bounds of ratio, from lengths and
+            # character counts: the same figures, without a matcher per pair
+            if _ratio(min(len(text), len(other_text)), len(text) + len(other_text)) < MOVED_RATIO:
                 continue
+            length = len(text) + len(other_text)
+            if _ratio(_common(text, other_text, _least_matches(length)), length) < MOVED_RATIO:
+                continue
+            if matcher is None:
+                matcher = difflib.SequenceMatcher(None, autojunk=False)
+                matcher.set_seq2(text)
+            matcher.set_seq1(other_text)
             ratio = matcher.ratio()
             if ratio >= MOVED_RATIO:
-                candidates.append((round(ratio, 3), "moved-reworded", error["id"], other["id"]))
+                candidates.append((round(ratio, 3), "moved-reworded", error["id"], other_id))
     links: list[Link] = []
     taken_from: set[str] = set()
     taken_to: set[str] = set()
@@ -106,6 +123,61 @@ def link_errors(old: dict, new: dict) -> list[Link]:
         taken_to.add(target)
         links.append(Link(source, target, kind, score, old["revision"], new["revision"]))
     return sorted(links, key=lambda link: (link.source, link.target))
+
+
+def _group(items, key) -> dict:
+    groups: dict = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
+    return groups
+
+
+def _ratio(matches: int, length: int) -> float:
+    return 2.0 * matches / length if length else 1.0  # difflib's _calculate_ratio
+
+
+def _least_matches(length: int) -> int:
+    """A number of matches under which the ratio is surely under MOVED_RATIO (one short of the least)."""
+    return max(math.floor(MOVED_RATIO * length / 2) - 1, 0)
+
+
+# The commonest characters of messages (lowercased): each its own count in the vectors
+# below, every other character lumped into one more.
+_COMMON = " etaoinsrlcdupmfhgbyv_.,:()'kwx"
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _coarse(text: str) -> tuple[int, ...]:
+    counts = tuple(text.count(c) for c in _COMMON)
+    return counts + (len(text) - sum(counts),)
+
+
+def _common(a: str, b: str, enough: int) -> int:
+    """How many characters two texts have in common, counted with repeats (quick_ratio's
+    matches); or a figure under ``enough`` when that is under ``enough``.
+
+    The coarse vectors bound the figure cheaply (lumping characters together only adds
+    to it): most pairs fall short, and only the rest are counted exactly.
+    """
+    bound = sum(map(min, _coarse(a), _coarse(b)))
+    if bound < enough:
+        return bound
+    other = Counter(b)
+    return sum(min(n, other[c]) for c, n in Counter(a).items())
+
+
+class _Lengths:
+    """Ids by the length of their literal text, to visit only those of a length that can match."""
+
+    def __init__(self, ids: list[str], literal: dict[str, str]):
+        self.ids = sorted(ids, key=lambda i: len(literal[i]))
+        self.sizes = [len(literal[i]) for i in self.ids]
+
+    def near(self, size: int) -> list[str]:
+        """Those whose length gives real_quick_ratio >= MOVED_RATIO (and a few more: it is checked)."""
+        low = math.floor(size * MOVED_RATIO / (2 - MOVED_RATIO)) - 1
+        high = math.ceil(size * (2 - MOVED_RATIO) / MOVED_RATIO) + 1
+        return self.ids[bisect.bisect_left(self.sizes, low) : bisect.bisect_right(self.sizes, high)]
 
 
 def version_ranges(versions: list[str], releases: list[str]) -> list[str]:

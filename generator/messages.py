@@ -14,6 +14,7 @@ the f-string itself, never the whole file: that is what keeps the scanner fast.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import io
 import re
@@ -133,6 +134,7 @@ def split_template(template: str) -> tuple[list[str], list[str]]:
     return segments, holes
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a catalog, and history above all, asks again and again
 def normalize_template(template: str) -> str:
     """Every ``{...}`` replaced by ``{}``, whitespace runs collapsed, ends stripped.
 

@@ -51,7 +51,10 @@ class RaiseSite:
 
     @classmethod
     def from_json(cls, data: dict) -> "RaiseSite":
-        return cls(**data)
+        site = cls(**data)
+        # its own lists: the decoded analysis it comes from serves every path and release
+        site.guard, site.placeholders, site.variants = list(site.guard), list(site.placeholders), list(site.variants)
+        return site
 
 
 @dataclass

@@ -20,6 +20,7 @@ import textwrap
 import tokenize
 import io
 from dataclasses import dataclass, replace
+from typing import Iterator
 
 from generator.messages import (
     Hole,
@@ -47,6 +48,14 @@ class Guard:
 
 
 @dataclass(frozen=True)
+class Located:
+    """A node and the text its positions refer to: the file, or the piece of it it came from."""
+
+    node: ast.AST
+    source: SourceText
+
+
+@dataclass(frozen=True)
 class Scope:
     function: str  # qualified name, "<module>" at top level
     class_name: str | None  # the class whose body or method we are in
@@ -57,6 +66,12 @@ class Scope:
 
 def scan_source(data: bytes) -> FileScan:
     """All raise sites of one file, or the reason it was skipped."""
+    text = source_text(data)
+    return text if isinstance(text, FileScan) else scan_text(text)
+
+
+def source_text(data: bytes) -> str | FileScan:
+    """The file's text, or the scan of a file that needs no parse (empty, or skipped)."""
     if len(data) > MAX_FILE_BYTES:
         return FileScan(skipped=f"larger than {MAX_FILE_BYTES // 1024 // 1024} MiB; generated code is not scanned")
     if b"raise" not in data and b"assert" not in data:
@@ -68,8 +83,11 @@ def scan_source(data: bytes) -> FileScan:
         text = data.decode(encoding)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
         return FileScan(skipped=f"cannot be decoded: {exc}")
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def scan_text(text: str) -> FileScan:
+    """All raise sites of a decoded file, parsed and walked whole."""
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
@@ -84,44 +102,85 @@ def scan_source(data: bytes) -> FileScan:
     return FileScan(sites=walker.sites, reraises=walker.reraises)
 
 
+MODULE = Scope("<module>", None)
+
+
+def constant_statements(body: list[ast.stmt], in_class: bool = False) -> Iterator[tuple[str, ast.expr]]:
+    """(name, value) of every string constant ``body`` assigns, in order (the last one counts)."""
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, value = stmt.targets[0], stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            # In a class body `name: str = "..."` is a dataclass or pydantic field:
+            # a default each instance may override, not a constant.
+            if in_class and not re.search(r"\b(?:Final|ClassVar)\b", ast.unparse(stmt.annotation)):
+                continue
+            target, value = stmt.target, stmt.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and _looks_like_string(value):
+            yield target.id, value
+
+
 class Walker:
-    def __init__(self, source: SourceText, tree: ast.Module):
+    """Walks statements, collecting sites.
+
+    What one statement's walk may take from elsewhere in the file (module and class
+    constants, classes already seen, exception variables) goes through the methods
+    under "shared names", so that ``pieces`` can walk a file piece by piece and record
+    what each piece took.
+    """
+
+    def __init__(self, source: SourceText, tree: ast.Module | None = None, strings: bool = True):
         self.source = source
         self.tree = tree
+        # False: a walk only for the effects on other statements (no site can come of
+        # it), so the strings names hold are not worked out.
+        self.strings = strings
         self.sites: list[RaiseSite] = []
         self.reraises = 0
-        self.module_constants: dict[str, ast.expr] = {}
-        self.class_constants: dict[str, dict[str, ast.expr]] = {}
+        self.module_constants: dict[str, Located] = {}
+        self.class_constants: dict[str, dict[str, Located]] = {}
         self._resolving: set[int] = set()
         # `err = ValueError(...)` ... `raise err`: the call, by (function, name)
-        self.exception_variables: dict[tuple[str, str], ast.Call] = {}
+        self.exception_variables: dict[tuple[str, str], Located] = {}
 
     # --- entry ---------------------------------------------------------------------
 
     def run(self) -> None:
-        self._collect_constants(self.tree.body, self.module_constants)
+        assert self.tree is not None
+        for name, value in constant_statements(self.tree.body):
+            self.module_constants[name] = Located(value, self.source)
         # Top-level classes up front, so a function may name a class defined below it;
         # nested classes as the walk reaches them.
         for stmt in self.tree.body:
             if isinstance(stmt, ast.ClassDef):
-                self._collect_constants(stmt.body, self.class_constants.setdefault(stmt.name, {}), in_class=True)
-        self.block(self.tree.body, Scope("<module>", None), {})
+                into = self.class_constants.setdefault(stmt.name, {})
+                for name, value in constant_statements(stmt.body, in_class=True):
+                    into[name] = Located(value, self.source)
+        self.block(self.tree.body, MODULE, {})
 
-    @staticmethod
-    def _collect_constants(body: list[ast.stmt], into: dict[str, ast.expr], in_class: bool = False) -> None:
-        for stmt in body:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-                target, value = stmt.targets[0], stmt.value
-            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-                # In a class body `name: str = "..."` is a dataclass or pydantic field:
-                # a default each instance may override, not a constant.
-                if in_class and not re.search(r"\b(?:Final|ClassVar)\b", ast.unparse(stmt.annotation)):
-                    continue
-                target, value = stmt.target, stmt.value
-            else:
-                continue
-            if isinstance(target, ast.Name) and _looks_like_string(value):
-                into[target.id] = value
+    # --- shared names ----------------------------------------------------------------
+
+    def module_constant(self, name: str) -> Located | None:
+        return self.module_constants.get(name)
+
+    def class_constant(self, owner: str, name: str) -> Located | None:
+        return self.class_constants.get(owner, {}).get(name)
+
+    def knows_class(self, name: str) -> bool:
+        return name in self.class_constants
+
+    def register_class(self, stmt: ast.ClassDef) -> None:
+        into = self.class_constants.setdefault(stmt.name, {})
+        for name, value in constant_statements(stmt.body, in_class=True):
+            into[name] = Located(value, self.source)
+
+    def exception_variable(self, function: str, name: str) -> Located | None:
+        return self.exception_variables.get((function, name))
+
+    def set_exception_variable(self, function: str, name: str, call: Located) -> None:
+        self.exception_variables[(function, name)] = call
 
     # --- statements ----------------------------------------------------------------
 
@@ -148,8 +207,8 @@ class Walker:
             self.on_function(stmt, scope)
             return _without(state, stmt.name)
         if isinstance(stmt, ast.ClassDef):
-            if stmt.name not in self.class_constants:
-                self._collect_constants(stmt.body, self.class_constants.setdefault(stmt.name, {}), in_class=True)
+            if not self.knows_class(stmt.name):
+                self.register_class(stmt)
             name = stmt.name if scope.function == "<module>" else f"{scope.function}.{stmt.name}"
             self.block(stmt.body, Scope(name, stmt.name), {})
             return _without(state, stmt.name)
@@ -213,9 +272,9 @@ class Walker:
         if names and isinstance(value, ast.Call) and _exception_name(value.func):
             for name in names:
                 state[name] = None
-                self.exception_variables[(scope.function, name)] = value
+                self.set_exception_variable(scope.function, name, Located(value, self.source))
             return state
-        templates = builder.build(value) if builder.is_stringish(value) else None
+        templates = builder.build(value) if self.strings and builder.is_stringish(value) else None
         for name in names:
             state[name] = templates
         for target in targets:
@@ -231,7 +290,7 @@ class Walker:
         state = dict(state)
         name = stmt.target.id
         builder = self.builder(scope, state)
-        if isinstance(stmt.op, ast.Add) and builder.is_stringish(stmt.value):
+        if self.strings and isinstance(stmt.op, ast.Add) and builder.is_stringish(stmt.value):
             before = state.get(name) or [(Hole(name),)]
             added = builder.build(stmt.value)
             state[name] = [b + a for b in before for a in added][:8]
@@ -246,10 +305,13 @@ class Walker:
         if exc is None:
             self.reraises += 1
             return
+        source = self.source  # where `exc` is written: elsewhere when it is `raise err`
         if isinstance(exc, ast.Name) and exc.id not in scope.handler_names:
-            exc = self.exception_variables.get((scope.function, exc.id), exc)
+            found = self.exception_variable(scope.function, exc.id)
+            if found is not None:
+                exc, source = found.node, found.source
         if isinstance(exc, ast.Call):
-            exception = _exception_name(exc.func) or self.source.one_line(exc.func)
+            exception = _exception_name(exc.func) or source.one_line(exc.func)
             message = _message_argument(exc)
         else:
             exception = _exception_name(exc)
@@ -258,7 +320,7 @@ class Walker:
                 return
             message = None
         cause = self.source.one_line(stmt.cause) if stmt.cause is not None else None
-        self.add_site("raise", exception, message, stmt, scope, state, cause=cause)
+        self.add_site("raise", exception, message, stmt, scope, state, cause=cause, message_source=source)
 
     def on_assert(self, stmt: ast.Assert, scope: Scope, state: State) -> None:
         inner = _guarded(scope, Guard("else", stmt.test, stmt))
@@ -274,12 +336,13 @@ class Walker:
         state: State,
         cause: str | None = None,
         own_guard: bool = True,
+        message_source: SourceText | None = None,
     ) -> None:
         template: str | None = None
         variants: list[str] = []
         holes: list[str] = []
         if message is not None:
-            builder = self.builder(scope, state)
+            builder = self.builder(scope, state, message_source)
             templates = builder.build(message)
             template = render(templates[0])
             variants = [render(t) for t in templates[1:]]
@@ -308,8 +371,8 @@ class Walker:
 
     # --- names -----------------------------------------------------------------------
 
-    def builder(self, scope: Scope, state: State) -> TemplateBuilder:
-        return TemplateBuilder(self.source, lambda node: self.lookup(node, scope, state))
+    def builder(self, scope: Scope, state: State, source: SourceText | None = None) -> TemplateBuilder:
+        return TemplateBuilder(source or self.source, lambda node: self.lookup(node, scope, state))
 
     def lookup(self, node: ast.expr, scope: Scope, state: State) -> list[Template] | None:
         if isinstance(node, ast.Name):
@@ -317,25 +380,24 @@ class Walker:
                 return state[node.id]
             if node.id in scope.params:
                 return None
-            return self.constant(self.module_constants.get(node.id))
+            return self.constant(self.module_constant(node.id))
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             owner = node.value.id
             if owner in ("self", "cls") and scope.class_name:
                 owner = scope.class_name
             if owner in state or owner in scope.params:
                 return None
-            return self.constant(self.class_constants.get(owner, {}).get(node.attr))
+            return self.constant(self.class_constant(owner, node.attr))
         return None
 
-    def constant(self, value: ast.expr | None) -> list[Template] | None:
-        if value is None or id(value) in self._resolving:
+    def constant(self, value: Located | None) -> list[Template] | None:
+        if value is None or id(value.node) in self._resolving:
             return None
-        self._resolving.add(id(value))
+        self._resolving.add(id(value.node))
         try:
-            module_scope = Scope("<module>", None)
-            return self.builder(module_scope, {}).build(value)
+            return self.builder(MODULE, {}, value.source).build(value.node)
         finally:
-            self._resolving.discard(id(value))
+            self._resolving.discard(id(value.node))
 
     # --- guards, comments, excerpts -----------------------------------------------------
 

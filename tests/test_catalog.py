@@ -118,3 +118,61 @@ def test_cached_analysis_is_what_the_scan_uses(tmp_path):
         (blob,) = [row[0] for row in cache.db.execute("SELECT blob FROM analysis")]
         cache.put_many([(blob, b'{"sites":[],"reraises":7,"skipped":null}')])
     assert scan(repo, "v1", tmp_path / "cache")["stats"]["reraises"] == 7
+
+
+MODULE = '''\
+PREFIX = "engine"
+
+
+def check(n, limit):
+    if n > limit:
+        raise ValueError(f"n ({n}) exceeds the limit ({limit})")
+
+
+def named(name):
+    raise KeyError(f"{PREFIX}: no {name}")
+
+
+class Runner:
+    def start(self):
+        raise RuntimeError("cannot start")
+
+    def stop(self):
+        raise RuntimeError(f"{PREFIX} cannot stop")
+'''
+
+
+def scan_with(cache: BlobCache, repo: Path, rev: str, cache_dir: Path, workers: int = 1) -> dict:
+    return json.loads(catalog_json(scan_revision("vllm", resolve(str(repo), rev, cache_dir), cache, workers)))
+
+
+def test_an_edited_function_is_analysed_again_alone(tmp_path):
+    """A new blob costs only its new pieces, and gives the catalog a cold scan gives."""
+    edited = MODULE.replace("cannot start", "cannot start now")
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": MODULE}, "v2": {"vllm/a.py": edited}})
+    for workers in (1, 2):
+        with BlobCache(tmp_path / f"cache{workers}" / "analysis.sqlite") as cache:
+            scan_with(cache, repo, "v1", tmp_path / f"cache{workers}", workers)
+            before = cache.stats.as_dict()
+            warm = scan_with(cache, repo, "v2", tmp_path / f"cache{workers}", workers)
+            after = cache.stats.as_dict()
+        assert {k: after[k] - before[k] for k in after} == {
+            "blobs_cached": 0, "blobs_analysed": 1, "pieces_reused": 5, "pieces_walked": 1, "pieces_parsed": 1,
+            "files_whole": 0,
+        }
+        assert warm == scan(repo, "v2", tmp_path / f"cold{workers}")
+
+
+def test_a_changed_constant_invalidates_the_pieces_that_use_it(tmp_path):
+    changed = MODULE.replace('PREFIX = "engine"', 'PREFIX = "the engine"')
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": MODULE}, "v2": {"vllm/a.py": changed}})
+    with BlobCache(tmp_path / "cache" / "analysis.sqlite") as cache:
+        scan_with(cache, repo, "v1", tmp_path / "cache")
+        before = cache.stats.as_dict()
+        warm = scan_with(cache, repo, "v2", tmp_path / "cache")
+        after = cache.stats.as_dict()
+    # the first piece is new; named() and Runner.stop read PREFIX; check(), Runner's
+    # header and Runner.start do not
+    assert (after["pieces_walked"] - before["pieces_walked"], after["pieces_reused"] - before["pieces_reused"]) == (3, 3)
+    assert warm == scan(repo, "v2", tmp_path / "cold")
+    assert "the engine: no {name}" in by_template(warm)

@@ -1,0 +1,304 @@
+"""A file walked piece by piece gives what the whole-file walk gives, and reuses what it can."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from generator.pieces import FileResult, Stored, scan_file, split
+from generator.scanner import scan_source
+
+
+class Store:
+    """Pieces kept in memory, as the cache keeps them."""
+
+    def __init__(self):
+        self.pieces: dict[str, Stored] = {}
+
+    def lookup(self, keys: list[str]) -> dict[str, Stored]:
+        return {k: self.pieces[k] for k in keys if k in self.pieces}
+
+    def learn(self, result: FileResult) -> FileResult:
+        for key, found in result.outlines.items():
+            self.pieces.setdefault(key, Stored(found, []))
+        for key, variant in result.variants:
+            self.pieces[key].variants.append(variant)
+        return result
+
+
+def scanned(code: str, store: Store | None = None) -> FileResult:
+    """The piece-by-piece scan of ``code``, checked against the whole-file scan."""
+    data = textwrap.dedent(code).encode()
+    store = store or Store()
+    result = store.learn(scan_file(data, store.lookup))
+    assert result.scan.to_json() == scan_source(data).to_json()
+    return result
+
+
+# --- cutting ---------------------------------------------------------------------------
+
+
+def test_cuts_before_defs_classes_and_members_with_their_decorators_and_comments():
+    code = textwrap.dedent('''\
+        import os
+
+        # about f
+        @cache
+        @other(
+            x=1,
+        )
+        def f():
+            pass
+        X = 1
+
+        class A(Base):
+            """Doc."""
+
+            # about m
+            @property
+            def m(self):
+                pass
+
+            async def n(self):
+                pass
+        async def g(): pass
+    ''')
+    pieces = split(code)
+    assert [(p.kind, p.first_line, p.text.split("\n")[0]) for p in pieces] == [
+        ("module", 1, "import os"),
+        ("module", 3, "# about f"),
+        ("header", 12, "class A(Base):"),
+        ("member", 15, "    # about m"),
+        ("member", 20, "    async def n(self):"),
+        ("module", 22, "async def g(): pass"),
+    ]
+    assert "".join(p.text for p in pieces) == code
+
+
+def test_no_cut_after_a_backslash_nor_in_a_file_with_carriage_returns():
+    assert len(split("x = 1 + \\\ndef f(): pass\n")) == 1
+    assert split("def f():\r\n    pass\r\ndef g(): pass\r\n") == []
+
+
+# --- the same sites as the whole-file walk ------------------------------------------
+
+
+SAME = {
+    "module constants used across pieces": '''
+        PREFIX = "engine"
+        def f(x):
+            raise ValueError(PREFIX + f" got {x}")
+        LATER = f"{PREFIX} later"
+        def g():
+            raise ValueError(LATER)
+        ''',
+    "class constants in the header, members and another class": '''
+        class A:
+            NAME = "a"
+            def f(self):
+                raise ValueError(f"{self.NAME} {self.KIND} {B.OTHER}")
+            KIND: Final = "kind"
+            def g(self):
+                assert self.NAME, self.KIND
+        class B:
+            OTHER = "b"
+        ''',
+    "a nested class registered in one piece and read in the next": '''
+        def f():
+            class Config:
+                MSG = "bad config"
+            raise ValueError(Config.MSG)
+        def g():
+            raise ValueError(Config.MSG)
+        ''',
+    "module-level names and an exception variable across pieces": '''
+        msg = "at import"
+        err = RuntimeError("made early")
+        def f():
+            pass
+        if msg:
+            msg += " time"
+            raise ValueError(msg)
+        def g():
+            pass
+        raise err
+        ''',
+    "class-level names across members": '''
+        class A:
+            text = "x"
+            def f(self):
+                pass
+            text += "y"
+            assert text, text
+            def g(self):
+                raise ValueError(text)
+        X = "tail"
+        raise ValueError(X)
+        ''',
+    "a raise on the def line under comments": '''
+        import os
+        # why f is not there
+        # (and more)
+        def f(): raise NotImplementedError("f")
+        class A:
+            # why m
+            def m(self): raise NotImplementedError
+        ''',
+    "a def inside a string: walked whole": '''
+        x = """
+        def f():
+            raise ValueError("in a string")
+        """
+        def g():
+            raise ValueError("real")
+        ''',
+    "a comment between decorator and def": '''
+        @dec
+        # comment
+        def f():
+            raise ValueError("x")
+        def g():
+            raise ValueError("y")
+        ''',
+    "module code between members: walked whole": '''
+        class A:
+            def f(self):
+                raise ValueError("f")
+        X = 1
+            def g(self):
+                raise ValueError("g")
+        ''',
+    "a member after the class's body ended": '''
+        class A:
+            x = 1
+        if TYPE_CHECKING:
+            def f():
+                raise ValueError("f")
+        def g():
+            raise ValueError("g")
+        ''',
+    "a file that does not parse": '''
+        def f():
+            raise ValueError("x")
+        def g(:
+            raise ValueError("y")
+        ''',
+    "nested classes shadowed by a top-level one": '''
+        def f():
+            class A:
+                M = "inner"
+            raise ValueError(A.M)
+        class A:
+            M = "outer"
+        def g():
+            class C:
+                M = "c"
+        def h():
+            class C:
+                M = "second c"
+            raise ValueError(C.M)
+        ''',
+}
+
+
+@pytest.mark.parametrize("name", SAME)
+def test_pieces_give_the_whole_file_walk(name):
+    whole = "walked whole" in name or "does not parse" in name
+    assert scanned(SAME[name]).stats["whole"] == int(whole)
+
+
+# Each pair: a file, then the same file with what one piece reads from another changed.
+# The second is scanned with the pieces of the first stored, and must still give the
+# whole-file walk's sites.
+EDITS = {
+    "a module constant": (
+        'X = "one"\ndef f():\n    raise ValueError(X)\n',
+        'X = "two"\ndef f():\n    raise ValueError(X)\n',
+    ),
+    "a class constant in another member": (
+        'class A:\n    def f(self):\n        raise ValueError(self.M)\n    def g(self):\n        pass\n    M = "one"\n',
+        'class A:\n    def f(self):\n        raise ValueError(self.M)\n    def g(self):\n        pass\n    M = "two"\n',
+    ),
+    "a nested class in an earlier piece": (
+        'def f():\n    class C:\n        M = "one"\ndef g():\n    raise ValueError(C.M)\n',
+        'def f():\n    class C:\n        M = "two"\ndef g():\n    raise ValueError(C.M)\n',
+    ),
+    "a top-level class that a nested one no longer shadows": (
+        'class C:\n    M = "top"\ndef f():\n    class C:\n        M = "nested"\ndef g():\n    raise ValueError(C.M)\n',
+        'class D:\n    M = "top"\ndef f():\n    class C:\n        M = "nested"\ndef g():\n    raise ValueError(C.M)\n',
+    ),
+    "an exception variable at module level": (
+        'err = ValueError("one")\ndef f():\n    pass\nraise err\n',
+        'err = ValueError("two")\ndef f():\n    pass\nraise err\n',
+    ),
+    "module-level names": (
+        'msg = "one"\ndef f():\n    pass\nraise ValueError(msg)\n',
+        'msg = "two"\ndef f():\n    pass\nraise ValueError(msg)\n',
+    ),
+    "class-level names": (
+        'class A:\n    msg = "one"\n    def f(self):\n        pass\n    assert msg, msg\n',
+        'class A:\n    msg = "two"\n    def f(self):\n        pass\n    assert msg, msg\n',
+    ),
+    "the class of a member": (
+        'class A:\n    def f(self):\n        raise ValueError(self.M)\n    M = "m"\n',
+        'class B:\n    def f(self):\n        raise ValueError(self.M)\n    M = "m"\n',
+    ),
+}
+
+
+@pytest.mark.parametrize("name", EDITS)
+def test_a_stored_piece_is_not_reused_where_what_it_read_changed(name):
+    before, after = EDITS[name]
+    store = Store()
+    scanned(before, store)
+    second = scanned(after, store)
+    assert second.stats["whole"] == 0
+    assert second.stats["walked"] > len(second.outlines)  # a piece not edited is walked again
+    assert second.scan.to_json() != scanned(before).scan.to_json()
+
+
+# --- reuse -----------------------------------------------------------------------------
+
+BASE = '''
+    LIMIT = "the limit"
+    def f(n):
+        if n > 10:
+            raise ValueError(f"{n} is over {LIMIT}")
+    def g(n):
+        raise KeyError("g")
+    class A:
+        def m(self):
+            raise TypeError("m")
+        def n(self):
+            raise TypeError(LIMIT)
+'''
+
+
+def test_an_edited_function_is_the_only_piece_walked_again():
+    store = Store()
+    first = scanned(BASE, store)
+    assert first.stats["walked"] == len(split(textwrap.dedent(BASE)))
+    edited = scanned(BASE.replace('raise KeyError("g")', 'raise KeyError("g, reworded")'), store)
+    assert edited.stats == {"reused": 5, "walked": 1, "parsed": 1, "whole": 0}
+    moved = scanned("\n\n# a new first line\n" + textwrap.dedent(BASE), store)
+    assert moved.stats["walked"] == 1  # the first piece; the others only move down
+    assert [s.line for s in moved.scan.sites] == [s.line + 3 for s in first.scan.sites]
+
+
+def test_a_changed_constant_walks_again_the_pieces_that_read_it():
+    store = Store()
+    scanned(BASE, store)
+    changed = scanned(BASE.replace('LIMIT = "the limit"', 'LIMIT = "the new limit"'), store)
+    # the first piece (it holds LIMIT) is new; f and A.n read LIMIT, and are parsed again
+    # to be walked again; g, A's header and A.m do not read it
+    assert changed.stats == {"reused": 3, "walked": 3, "parsed": 3, "whole": 0}
+    assert "{n} is over the new limit" in [s.template for s in changed.scan.sites]
+
+
+def test_a_method_in_another_class_is_walked_for_that_class():
+    store = Store()
+    scanned(BASE, store)
+    renamed = scanned(BASE.replace("class A:", "class B:"), store)
+    assert renamed.stats["walked"] == 3  # the header and both members
+    assert {s.function for s in renamed.scan.sites} >= {"B.m", "B.n"}
