@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator.harness_child import _kill_group  # stdlib only: the same code kills groups on both sides
 from generator.reproduce import CaseRun, ReproCase
 
 CHILD = Path(__file__).resolve().parent / "harness_child.py"
@@ -285,14 +286,6 @@ class ProcessRunner:
 
     def close(self) -> None:
         pass  # nothing outlives a case
-
-
-def _kill_group(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-        return True
-    except (ProcessLookupError, PermissionError):
-        return False
 
 
 def _settled_gpu_memory(before_mib: int, wait_s: float = 20.0) -> int:
