@@ -72,7 +72,10 @@ class Rows:
     def add(self, blob: str, scan: dict, result: FileResult) -> None:
         self.blobs.append((blob, encode_analysis(scan)))
         self.outlines.extend((key, marshal.dumps(o) if o is not None else b"") for key, o in result.outlines.items())
-        self.variants.extend((key, variant_id(v), marshal.dumps(v)) for key, v in result.variants)
+        for key, variant in result.variants:
+            data = marshal.dumps(variant)
+            # a variant two workers found is stored once (when it marshals the same)
+            self.variants.append((key, hashlib.sha1(data).hexdigest()[:20], data))
 
     def extend(self, other: "Rows") -> None:
         self.blobs.extend(other.blobs)
@@ -100,7 +103,7 @@ class BlobCache:
                 "CREATE TABLE IF NOT EXISTS piece (fingerprint TEXT, key TEXT, outline BLOB,"
                 " PRIMARY KEY (fingerprint, key))"
             )
-            # id: a hash of the variant's reads; the same reads give the same variant
+            # id: a hash of the variant
             self.db.execute(
                 "CREATE TABLE IF NOT EXISTS piece_variant (fingerprint TEXT, key TEXT, id TEXT, data BLOB,"
                 " PRIMARY KEY (fingerprint, key, id))"
@@ -157,6 +160,10 @@ class BlobCache:
 class PieceStore:
     """Stored pieces as ``scan_file`` looks them up, kept in memory while they are in use.
 
+    Kept as their stored bytes (marshalled), decoded when looked up: a store of decoded
+    pieces, tens of thousands of small lists, would have the garbage collector go over
+    it again and again while the scan makes and drops syntax trees.
+
     A worker process opens its own (read-only) connection: only the main process writes,
     between batches of work; a new ``generation`` says it did, so that pieces that were
     missing are looked up again, and what went unused since the last one is let go.
@@ -165,7 +172,7 @@ class PieceStore:
     def __init__(self, db: sqlite3.Connection, fingerprint: str):
         self.db = db
         self.fingerprint = fingerprint
-        self.known: dict[str, Stored | None] = {}  # None: not stored
+        self.known: dict[str, tuple[bytes, list[bytes]] | None] = {}  # (outline, variants); None: not stored
         self.used: set[str] = set()
         self._generation = 0
 
@@ -190,24 +197,29 @@ class PieceStore:
             for key, outline in self.db.execute(
                 f"SELECT key, outline FROM piece WHERE fingerprint = ? AND key IN ({marks})", [self.fingerprint, *chunk]
             ):
-                self.known[key] = Stored(marshal.loads(outline) if outline else None, [])
+                self.known[key] = (outline, [])
             for key, data in self.db.execute(
                 f"SELECT key, data FROM piece_variant WHERE fingerprint = ? AND key IN ({marks})",
                 [self.fingerprint, *chunk],
             ):
-                stored = self.known[key]
-                if stored is not None:
-                    stored.variants.append(marshal.loads(data))
-        return {k: s for k in keys if (s := self.known.get(k)) is not None}
+                found = self.known[key]
+                if found is not None:
+                    found[1].append(data)
+        return {
+            key: Stored(marshal.loads(found[0]) if found[0] else None, [marshal.loads(v) for v in found[1]])
+            for key in dict.fromkeys(keys)
+            if (found := self.known.get(key)) is not None
+        }
 
-    def learn(self, result: FileResult) -> None:
-        for key, found in result.outlines.items():
+    def learn(self, rows: "Rows") -> None:
+        """What a scan added: its rows, as the cache will hold them."""
+        for key, outline in rows.outlines:
             if self.known.get(key) is None:
-                self.known[key] = Stored(found, [])
-        for key, variant in result.variants:
-            stored = self.known.get(key)
-            if stored is not None:
-                stored.variants.append(variant)
+                self.known[key] = (outline, [])
+        for key, _, variant in rows.variants:
+            found = self.known.get(key)
+            if found is not None:
+                found[1].append(variant)
 
 
 def encode_analysis(scan: dict) -> bytes:
@@ -215,5 +227,3 @@ def encode_analysis(scan: dict) -> bytes:
     return zlib.compress(json.dumps(scan, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), 1)
 
 
-def variant_id(variant: dict) -> str:
-    return hashlib.sha1(json.dumps(variant["reads"], separators=(",", ":")).encode()).hexdigest()[:20]

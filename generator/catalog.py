@@ -8,6 +8,7 @@ and stores what it learnt.
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing
 import operator
@@ -16,7 +17,7 @@ from typing import Callable, Iterable
 
 from generator.cache import BlobCache, PieceStore, Rows
 from generator.messages import error_id, identity
-from generator.models import Catalog, ErrorRecord, FileScan, RaiseSite
+from generator.models import Catalog, ErrorRecord, FileScan, RaiseSite, collector_paused
 from generator.pieces import scan_file
 from generator.sources import BlobReader, Revision, python_files
 
@@ -79,10 +80,10 @@ class _Analyser:
         blob, generation = task
         self.pieces.generation(generation)
         result = scan_file(self.reader.read(blob), self.pieces.lookup)
-        self.pieces.learn(result)
         scan = result.scan.to_json()
         rows = Rows()
         rows.add(blob, scan, result)
+        self.pieces.learn(rows)
         return blob, scan, rows, result.stats
 
     def close(self) -> None:
@@ -95,6 +96,11 @@ _worker: _Analyser | None = None
 def _start_worker(repo_path, cache_path, fingerprint: str) -> None:
     global _worker
     _worker = _Analyser(repo_path, PieceStore.reader(cache_path, fingerprint))
+    # What the worker inherited lives as long as it does: the garbage collector need
+    # not go over it again each time the syntax trees it makes call for a collection.
+    # (It may have been forked with the collector paused: the worker runs with it on.)
+    gc.freeze()
+    gc.enable()
 
 
 def _analyse_in_worker(task: tuple[str, int]):
@@ -169,6 +175,13 @@ def scan_revision(
     cache: BlobCache,
     workers: int | None = None,
     progress: Progress | None = None,
+) -> Catalog:
+    with collector_paused():
+        return _scan_revision(project, revision, cache, workers, progress)
+
+
+def _scan_revision(
+    project: str, revision: Revision, cache: BlobCache, workers: int | None, progress: Progress | None
 ) -> Catalog:
     files = python_files(revision)
     blobs = [blob for _, blob in files]

@@ -27,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from generator.messages import normalize_template
+from generator.models import collector_paused
 
 REWORD_RATIO = 0.6
 MOVED_RATIO = 0.85
@@ -199,6 +200,11 @@ def version_ranges(versions: list[str], releases: list[str]) -> list[str]:
 
 def assemble_history(catalogs: list[dict]) -> dict:
     """Catalogs of releases, oldest first → every error ever raised, with ranges and lineage."""
+    with collector_paused():
+        return _assemble_history(catalogs)
+
+
+def _assemble_history(catalogs: list[dict]) -> dict:
     releases = [c["revision"] for c in catalogs]
     errors: dict[str, dict] = {}
     for catalog in catalogs:
