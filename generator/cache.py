@@ -14,7 +14,6 @@ in a few queries, written in one transaction per revision.
 from __future__ import annotations
 
 import hashlib
-import json
 import marshal
 import sqlite3
 import sys
@@ -48,6 +47,7 @@ class CacheStats:
     pieces_reused: int = 0  # a stored variant held
     pieces_walked: int = 0  # analysed now
     pieces_parsed: int = 0
+    pieces_quiet: int = 0  # quiet functions: neither parsed nor walked
     files_whole: int = 0  # analysed whole, not piece by piece
 
     def add_file(self, stats: dict[str, int]) -> None:
@@ -55,6 +55,7 @@ class CacheStats:
         self.pieces_reused += stats["reused"]
         self.pieces_walked += stats["walked"]
         self.pieces_parsed += stats["parsed"]
+        self.pieces_quiet += stats["quiet"]
         self.files_whole += stats["whole"]
 
     def as_dict(self) -> dict[str, int]:
@@ -65,7 +66,7 @@ class CacheStats:
 class Rows:
     """What analysing blobs adds to the cache, encoded (by the worker processes that analysed them)."""
 
-    blobs: list[tuple[str, bytes]] = field(default_factory=list)  # (blob, compressed JSON)
+    blobs: list[tuple[str, bytes]] = field(default_factory=list)  # (blob, encode_analysis)
     outlines: list[tuple[str, bytes]] = field(default_factory=list)  # (piece key, outline or b"")
     variants: list[tuple[str, str, bytes]] = field(default_factory=list)  # (piece key, variant id, variant)
 
@@ -90,7 +91,6 @@ class BlobCache:
         self.fingerprint = scanner_fingerprint()
         self.stats = CacheStats()
         self.loaded: dict[str, dict] = {}  # analyses read in this process, decoded (catalog.scan_revision)
-        self.generation = 0  # how many times rows were stored: worker processes forget what was missing
         self.resources: dict[str, object] = {}  # kept for the cache's lifetime, closed with it
         self.db = sqlite3.connect(path)
         with self.db:
@@ -109,8 +109,8 @@ class BlobCache:
                 " PRIMARY KEY (fingerprint, key, id))"
             )
 
-    def get_many(self, blobs: Iterable[str]) -> Iterator[tuple[str, bytes]]:
-        """(blob, JSON bytes) for those of ``blobs`` that are cached."""
+    def get_many(self, blobs: Iterable[str]) -> Iterator[tuple[str, dict]]:
+        """(blob, analysis as JSON data) for those of ``blobs`` that are cached."""
         wanted = list(dict.fromkeys(blobs))
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
@@ -120,11 +120,11 @@ class BlobCache:
                 [self.fingerprint, *chunk],
             )
             for blob, data in rows:
-                yield blob, zlib.decompress(data)
+                yield blob, decode_analysis(data)
 
-    def put_many(self, items: Iterable[tuple[str, bytes]]) -> None:
-        """Store (blob, JSON bytes) analyses."""
-        self.store(Rows(blobs=[(blob, zlib.compress(data, 1)) for blob, data in items]))
+    def put_many(self, items: Iterable[tuple[str, dict]]) -> None:
+        """Store (blob, analysis as JSON data) analyses."""
+        self.store(Rows(blobs=[(blob, encode_analysis(scan)) for blob, scan in items]))
 
     def store(self, rows: Rows) -> None:
         with self.db:
@@ -138,7 +138,6 @@ class BlobCache:
                 "INSERT OR IGNORE INTO piece_variant VALUES (?, ?, ?, ?)",
                 ((self.fingerprint, *row) for row in rows.variants),
             )
-        self.generation += 1
 
     def pieces(self) -> "PieceStore":
         """The stored pieces, for ``pieces.scan_file`` in this process."""
@@ -160,70 +159,63 @@ class BlobCache:
 class PieceStore:
     """Stored pieces as ``scan_file`` looks them up, kept in memory while they are in use.
 
-    Kept as their stored bytes (marshalled), decoded when looked up: a store of decoded
-    pieces, tens of thousands of small lists, would have the garbage collector go over
-    it again and again while the scan makes and drops syntax trees.
-
     A worker process opens its own (read-only) connection: only the main process writes,
-    between batches of work; a new ``generation`` says it did, so that pieces that were
-    missing are looked up again, and what went unused since the last one is let go.
+    once the work is done. The store is emptied before each file's chain of versions
+    (``catalog.analyse_chains``): it holds the pieces the versions before had, which are
+    what the next one asks for.
     """
 
     def __init__(self, db: sqlite3.Connection, fingerprint: str):
         self.db = db
         self.fingerprint = fingerprint
-        self.known: dict[str, tuple[bytes, list[bytes]] | None] = {}  # (outline, variants); None: not stored
-        self.used: set[str] = set()
-        self._generation = 0
+        self.known: dict[str, Stored | None] = {}  # None: not stored
 
     @classmethod
     def reader(cls, path: Path, fingerprint: str) -> "PieceStore":
         return cls(sqlite3.connect(f"file:{Path(path).absolute()}?mode=ro", uri=True), fingerprint)
 
-    def generation(self, generation: int) -> None:
-        if generation != self._generation:
-            self._generation = generation
-            self.known = {k: v for k, v in self.known.items() if v is not None and k in self.used}
-            self.used = set()
+    def reset(self) -> None:
+        self.known = {}
 
     def lookup(self, keys: list[str]) -> dict[str, Stored]:
-        self.used.update(keys)
-        wanted = [k for k in dict.fromkeys(keys) if k not in self.known]
+        known = self.known
+        wanted = [k for k in keys if k not in known]
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
-            marks = ",".join("?" * len(chunk))
             for key in chunk:
-                self.known[key] = None
-            for key, outline in self.db.execute(
-                f"SELECT key, outline FROM piece WHERE fingerprint = ? AND key IN ({marks})", [self.fingerprint, *chunk]
-            ):
-                self.known[key] = (outline, [])
-            for key, data in self.db.execute(
-                f"SELECT key, data FROM piece_variant WHERE fingerprint = ? AND key IN ({marks})",
+                known[key] = None
+            marks = ",".join("?" * len(chunk))
+            # one query for a piece and its variants (none: v.data is NULL)
+            for key, outline, data in self.db.execute(
+                "SELECT p.key, p.outline, v.data FROM piece p LEFT JOIN piece_variant v"
+                " ON v.fingerprint = p.fingerprint AND v.key = p.key"
+                f" WHERE p.fingerprint = ? AND p.key IN ({marks})",
                 [self.fingerprint, *chunk],
             ):
-                found = self.known[key]
-                if found is not None:
-                    found[1].append(data)
-        return {
-            key: Stored(marshal.loads(found[0]) if found[0] else None, [marshal.loads(v) for v in found[1]])
-            for key in dict.fromkeys(keys)
-            if (found := self.known.get(key)) is not None
-        }
+                stored = known[key]
+                if stored is None:
+                    stored = known[key] = Stored(marshal.loads(outline) if outline else None, [])
+                if data is not None:
+                    stored.variants.append(marshal.loads(data))
+        return {k: s for k in keys if (s := known.get(k)) is not None}
 
-    def learn(self, rows: "Rows") -> None:
-        """What a scan added: its rows, as the cache will hold them."""
-        for key, outline in rows.outlines:
+    def learn(self, result: FileResult) -> None:
+        """What a scan found that the cache will hold."""
+        for key, found in result.outlines.items():
             if self.known.get(key) is None:
-                self.known[key] = (outline, [])
-        for key, _, variant in rows.variants:
-            found = self.known.get(key)
-            if found is not None:
-                found[1].append(variant)
+                self.known[key] = Stored(found, [])
+        for key, variant in result.variants:
+            stored = self.known.get(key)
+            if stored is not None:
+                stored.variants.append(variant)
 
 
 def encode_analysis(scan: dict) -> bytes:
-    """A file's analysis as the cache stores it: compressed JSON."""
-    return zlib.compress(json.dumps(scan, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), 1)
+    """A file's analysis (``FileScan.to_json``) as the cache stores it: marshalled, compressed."""
+    return zlib.compress(marshal.dumps(scan), 1)
+
+
+def decode_analysis(data: bytes) -> dict:
+    return marshal.loads(zlib.decompress(data))
 
 

@@ -15,13 +15,14 @@ import operator
 import os
 from typing import Callable, Iterable
 
-from generator.cache import BlobCache, PieceStore, Rows
+from generator.cache import BlobCache, PieceStore, Rows, decode_analysis
 from generator.messages import error_id, identity
 from generator.models import Catalog, ErrorRecord, FileScan, RaiseSite, collector_paused
 from generator.pieces import scan_file
 from generator.sources import BlobReader, Revision, python_files
 
 Progress = Callable[[int, int], None]  # (done, total)
+_STORE_EVERY = 1000  # blobs analysed
 _BY_PLACE = operator.attrgetter("path", "line")
 
 
@@ -71,20 +72,25 @@ def catalog_json(catalog: Catalog) -> str:
 class _Analyser:
     """Analyses blobs of one repository, piece by piece, in this process."""
 
-    def __init__(self, repo_path, pieces: PieceStore):
+    def __init__(self, repo_path, pieces: PieceStore, collect: bool = False):
         self.reader = BlobReader(repo_path)
         self.pieces = pieces
+        self.collect = collect  # a worker process: it runs with the collector paused
 
-    def analyse(self, task: tuple[str, int]) -> tuple[str, dict, Rows, dict[str, int]]:
-        """One blob's analysis (as JSON data), its rows for the cache, and piece statistics."""
-        blob, generation = task
-        self.pieces.generation(generation)
-        result = scan_file(self.reader.read(blob), self.pieces.lookup)
-        scan = result.scan.to_json()
+    def analyse_chain(self, chain: list[str]) -> tuple[Rows, list[dict[str, int]]]:
+        """The analyses of one file's new versions, oldest first (each reuses the pieces of
+        the one before, kept in memory), as rows for the cache, and piece statistics."""
+        self.pieces.reset()
         rows = Rows()
-        rows.add(blob, scan, result)
-        self.pieces.learn(rows)
-        return blob, scan, rows, result.stats
+        stats = []
+        for blob in chain:
+            result = scan_file(self.reader.read(blob), self.pieces.lookup)
+            self.pieces.learn(result)
+            rows.add(blob, result.scan.to_json(), result)
+            stats.append(result.stats)
+        if self.collect:
+            gc.collect(1)  # the few cycles a walk leaves, while they are young
+        return rows, stats
 
     def close(self) -> None:
         self.reader.close()
@@ -95,25 +101,22 @@ _worker: _Analyser | None = None
 
 def _start_worker(repo_path, cache_path, fingerprint: str) -> None:
     global _worker
-    _worker = _Analyser(repo_path, PieceStore.reader(cache_path, fingerprint))
-    # What the worker inherited lives as long as it does: the garbage collector need
-    # not go over it again each time the syntax trees it makes call for a collection.
-    # (It may have been forked with the collector paused: the worker runs with it on.)
+    _worker = _Analyser(repo_path, PieceStore.reader(cache_path, fingerprint), collect=True)
+    # The cyclic garbage collector stays paused: the syntax trees a scan makes and drops
+    # hold no cycles, yet would call for collection after collection, each going over all
+    # the worker holds. What it inherited is frozen; the few cycles a chain leaves are
+    # collected after it (_Analyser.analyse_chain).
     gc.freeze()
-    gc.enable()
+    gc.disable()
 
 
-def _analyse_in_worker(task: tuple[str, int]):
+def _analyse_in_worker(chain: list[str]):
     assert _worker is not None
-    return _worker.analyse(task)
+    return _worker.analyse_chain(chain)
 
 
 class _Workers:
-    """A pool of worker processes for one repository, kept while the cache is open.
-
-    Releases scanned one after another reuse it, and each worker keeps the pieces it
-    looked up in memory from one release to the next.
-    """
+    """A pool of worker processes for one repository, kept while the cache is open."""
 
     def __init__(self, repo_path, cache: BlobCache, workers: int):
         self.key = (str(repo_path), workers)
@@ -128,45 +131,89 @@ class _Workers:
         self.pool.join()
 
 
-def analyse_blobs(
-    revision: Revision,
-    blobs: list[str],
+def new_versions(listings: list[list[tuple[str, str]]], known: Callable[[str], bool]) -> list[list[str]]:
+    """The blobs not ``known`` yet of revisions' (path, blob) listings, as chains: each
+    path's versions in the order of the listings, each blob once (in the first chain that
+    has it). Longest chains first, so that the last to finish is a short one."""
+    chains: dict[str, list[str]] = {}
+    taken: set[str] = set()
+    for files in listings:
+        for path, blob in files:
+            if blob not in taken and not known(blob):
+                taken.add(blob)
+                chains.setdefault(path, []).append(blob)
+    return sorted(chains.values(), key=len, reverse=True)
+
+
+def analyse_chains(
+    repo_path,
+    chains: list[list[str]],
     cache: BlobCache,
     workers: int,
     progress: Progress | None = None,
 ) -> dict[str, dict]:
-    """Analyses of ``blobs`` as JSON data: from the cache, or computed now (from cached pieces
-    where they hold) and cached."""
-    found = {blob: json.loads(data) for blob, data in cache.get_many(blobs)}
-    missing = [b for b in dict.fromkeys(blobs) if b not in found]
-    cache.stats.blobs_cached += len(found)
-    if not missing:
+    """Analyses of the blobs of ``chains`` as JSON data, computed now (from cached pieces
+    where they hold) and cached. A chain is one task: its versions go through one process
+    in order, so that each reuses what the one before it found."""
+    total = sum(map(len, chains))
+    found: dict[str, dict] = {}
+    if not total:
         return found
-    tasks = [(blob, cache.generation) for blob in missing]
     if workers <= 1:
-        analyser = _Analyser(revision.repo_path, cache.pieces())
-        results: Iterable = map(analyser.analyse, tasks)
+        analyser = _Analyser(repo_path, cache.pieces())
+        results: Iterable = map(analyser.analyse_chain, chains)
     else:
         pool = cache.resources.get("workers")
-        if not isinstance(pool, _Workers) or pool.key != (str(revision.repo_path), workers):
+        if not isinstance(pool, _Workers) or pool.key != (str(repo_path), workers):
             if pool is not None:
                 pool.close()
-            pool = cache.resources["workers"] = _Workers(revision.repo_path, cache, workers)
+            pool = cache.resources["workers"] = _Workers(repo_path, cache, workers)
         analyser = None
-        results = pool.pool.imap_unordered(_analyse_in_worker, tasks, chunksize=2)
+        results = pool.pool.imap_unordered(_analyse_in_worker, chains)
     rows = Rows()
     try:
-        for blob, scan, learnt, stats in results:
-            found[blob] = scan
+        for learnt, stats in results:
+            # the rows' encoding is the quickest way back from a worker too
+            found.update((blob, decode_analysis(data)) for blob, data in learnt.blobs)
             rows.extend(learnt)
-            cache.stats.add_file(stats)
+            for file_stats in stats:
+                cache.stats.add_file(file_stats)
+            if len(rows.blobs) >= _STORE_EVERY:
+                cache.store(rows)  # while the workers go on (they only read), and kept if the scan stops
+                rows = Rows()
             if progress:
-                progress(len(rows.blobs), len(missing))
+                progress(len(found), total)
     finally:
         if analyser is not None:
             analyser.close()
     cache.store(rows)
     return found
+
+
+def scan_revisions(
+    project: str,
+    revisions: list[Revision],
+    cache: BlobCache,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> list[Catalog]:
+    """The catalogs of ``revisions``, in one pass: every blob none of them shares with
+    what the cache holds is analysed once, after the versions of its file before it."""
+    with collector_paused():
+        listings = [python_files(revision) for revision in revisions]
+        loaded = cache.loaded  # decoded once per cache: releases share most blobs
+        wanted = list(dict.fromkeys(blob for files in listings for _, blob in files if blob not in loaded))
+        cached = dict(cache.get_many(wanted))
+        cache.stats.blobs_cached += len(cached)
+        loaded.update(cached)
+        by_repo: dict[str, list[int]] = {}
+        for index, revision in enumerate(revisions):
+            by_repo.setdefault(str(revision.repo_path), []).append(index)
+        for indices in by_repo.values():
+            chains = new_versions([listings[i] for i in indices], lambda blob: blob in loaded)
+            repo_path = revisions[indices[0]].repo_path
+            loaded.update(analyse_chains(repo_path, chains, cache, workers or os.cpu_count() or 1, progress))
+        return [_assemble_revision(project, r, files, loaded) for r, files in zip(revisions, listings)]
 
 
 def scan_revision(
@@ -176,22 +223,11 @@ def scan_revision(
     workers: int | None = None,
     progress: Progress | None = None,
 ) -> Catalog:
-    with collector_paused():
-        return _scan_revision(project, revision, cache, workers, progress)
+    return scan_revisions(project, [revision], cache, workers, progress)[0]
 
 
-def _scan_revision(
-    project: str, revision: Revision, cache: BlobCache, workers: int | None, progress: Progress | None
-) -> Catalog:
-    files = python_files(revision)
-    blobs = [blob for _, blob in files]
-    # Decoded once per cache: releases share most blobs. A blob may stand at two paths
-    # (or in two releases): each gets its own sites.
-    loaded = cache.loaded
-    distinct = list(dict.fromkeys(blobs))
-    wanted = [blob for blob in distinct if blob not in loaded]
-    loaded.update(analyse_blobs(revision, wanted, cache, workers or os.cpu_count() or 1, progress))
-    cache.stats.blobs_cached += len(distinct) - len(wanted)
+def _assemble_revision(project: str, revision: Revision, files: list[tuple[str, str]], loaded: dict[str, dict]) -> Catalog:
+    # A blob may stand at two paths (or in two releases): each gets its own sites.
 
     def load(blob: str) -> FileScan:
         return FileScan.from_json(loaded[blob])

@@ -315,12 +315,10 @@ class TemplateBuilder:
     # f-strings, read with libcst ----------------------------------------------------
 
     def _fstring(self, node: ast.JoinedStr) -> Template:
-        text = self.source.segment(node)
-        try:
-            expr = cst.parse_expression("(" + text + "\n)")
-        except Exception:  # libcst reads a grammar ast accepted; keep the whole as a hole
+        expr = _parse_fstring(self.source.segment(node))
+        if expr is None:  # libcst reads a grammar ast accepted; keep the whole as a hole
             return self.hole(node)
-        return _merge_literals(self._cst_parts(_unparen(expr)))
+        return _merge_literals(self._cst_parts(expr))
 
     def _cst_parts(self, node: cst.BaseExpression) -> list[Part]:
         if isinstance(node, cst.ConcatenatedString):
@@ -500,3 +498,13 @@ def _fstring_text(raw: str, prefix: str, quote: str) -> str:
         value = raw
     # In an f-string "{{" and "}}" stand for one brace.
     return value.replace("{{", "{").replace("}}", "}")
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _parse_fstring(text: str) -> cst.BaseExpression | None:
+    """An f-string's tree (libcst's trees are immutable): the same message recurs from
+    release to release, and libcst's parser is the slowest step of a walk."""
+    try:
+        return _unparen(cst.parse_expression("(" + text + "\n)"))
+    except Exception:
+        return None

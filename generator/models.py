@@ -16,7 +16,9 @@ def collector_paused() -> Iterator[None]:
 
     They are trees of small acyclic objects, hundreds of thousands of them, that nothing
     but reference counting ever needs to free; each collection their making triggers
-    would go over everything alive (other catalogs too), again and again.
+    would go over everything alive (other catalogs too), again and again. When the
+    collector comes back on, what is alive is frozen (``gc.freeze``), so that the first
+    collections do not go over all of it at once either.
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -24,6 +26,7 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
+            gc.freeze()
             gc.enable()
 
 

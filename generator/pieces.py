@@ -37,6 +37,8 @@ import ast
 import hashlib
 import json
 import re
+from collections import Counter
+from itertools import chain
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable
@@ -96,8 +98,10 @@ class FileResult:
     scan: FileScan
     outlines: dict[str, dict | None] = field(default_factory=dict)  # new ones, by piece key
     variants: list[tuple[str, dict]] = field(default_factory=list)  # new ones: (piece key, variant)
-    # pieces reused, walked (analysed now), parsed; files walked whole
-    stats: dict[str, int] = field(default_factory=lambda: {"reused": 0, "walked": 0, "parsed": 0, "whole": 0})
+    # pieces reused, walked (analysed now), parsed, quiet (neither); files walked whole
+    stats: dict[str, int] = field(
+        default_factory=lambda: {"reused": 0, "walked": 0, "parsed": 0, "quiet": 0, "whole": 0}
+    )
 
 
 Lookup = Callable[[list[str]], dict[str, Stored]]
@@ -183,6 +187,159 @@ class _LineCounter:
         self.line += self.text.count("\n", self.offset, offset)
         self.offset = offset
         return self.line
+
+
+# --- quiet functions ---------------------------------------------------------------------
+
+# Code at a piece's own level, where a statement may start: column 0 for a module piece,
+# up to four spaces for a member (less would be module-level code after the class).
+_LEVEL_CODE = {"module": _Lines(r"[^\s#)\]}]"), "member": _Lines(r" {0,4}[^\s#)\]}]")}
+_DEF_LINE = {"module": re.compile(r"(?:async[ \t]+)?def[ \t]+(\w+)"),
+             "member": re.compile(r"    (?:async[ \t]+)?def[ \t]+(\w+)")}
+def _loud(text: str) -> bool:
+    """Whether the text has a word that may make a site (as a word: "raises" in a
+    docstring makes none) or a nested class (first on a line: "@classmethod" is none).
+    (What ``\b(?:raise|assert)\b|\n[ \t]*class\b`` finds, several times quicker.)"""
+    for word in ("raise", "assert", "class"):
+        at = text.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if end == len(text) or not _is_word(text[end]):
+                if word == "class":
+                    line = text.rfind("\n", 0, at)
+                    if line >= 0 and not text[line + 1 : at].strip(" \t"):
+                        return True
+                elif at == 0 or not _is_word(text[at - 1]):
+                    return True
+            at = text.find(word, end)
+    return False
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+# Every name a def or class gives ("undef f" counts too: then f is only walked).
+_DEF_NAMES = re.compile(r"def[ \t]+(\w+)")
+_CLASS_NAMES = re.compile(r"class[ \t]+(\w+)")
+_CLASS_NAME = re.compile(r"^class[ \t]+(\w+)", re.M)  # a header's class
+_QUOTE3 = '"' * 3  # spelt so because a raw string cannot hold three of its own quotes
+_APOS3 = "'" * 3
+# Comments and closed strings. A quote that opens a string left open is not taken (a
+# one-line string may not start a triple quote), so that it shows in what is left.
+_COMMENTS_AND_STRINGS = re.compile(
+    r"#[^\n]*"
+    rf"|{_QUOTE3}(?:[^\\]|\\.)*?{_QUOTE3}|{_APOS3}(?:[^\\]|\\.)*?{_APOS3}"
+    r'|"(?!"")(?:[^"\\\n]|\\.)*"' r"|'(?!'')(?:[^'\\\n]|\\.)*'",
+    re.S,
+)
+
+
+def quiet_function(piece: Piece) -> str | None:
+    """The name of the function the piece is, when it can be known without parsing it.
+
+    Most pieces are functions with no ``raise``, no ``assert`` and no class in them:
+    a walk finds no site in them, and all they do to the rest of the file is bind their
+    name. Such a piece is neither parsed nor walked nor stored (about half the pieces of
+    a release, and nearly half its text). It must be one ``def`` statement: at its own
+    level, only its decorators and its ``def`` line; and its end must leave no string,
+    bracket or line continuation open, so that the cut after it is sound (what parsing
+    it would have proved; a syntax error inside such a function goes unnoticed). Tabs
+    are not looked into.
+    """
+    text = piece.text
+    if piece.kind == "header" or "\t" in text:
+        return None
+    if _loud(text):
+        return None
+    lines = [at for at, _ in _LEVEL_CODE[piece.kind].finditer(text, 0, len(text))]
+    if not lines:
+        return None
+    indent = 4 if piece.kind == "member" else 0
+    *decorators, last = lines
+    if any(not text.startswith("@", at + indent) or text[at:at + indent].strip() for at in decorators):
+        return None
+    match = _DEF_LINE[piece.kind].match(text, last)
+    if match is None:
+        return None
+    rest = _COMMENTS_AND_STRINGS.sub("", text)
+    if "'" in rest or '"' in rest or rest.rstrip("\n").endswith("\\"):
+        return None
+    if any(rest.count(left) != rest.count(right) for left, right in ("()", "[]", "{}")):
+        return None
+    return match.group(1)
+
+
+# What _quiet_functions asks of a piece, by piece key: from release to release most
+# pieces recur. Strings only, so the cyclic garbage collector never looks at it; emptied
+# when full.
+_FACTS: dict[str, "_Facts"] = {}
+_FACTS_MAX = 1 << 18
+
+
+@dataclass(frozen=True)
+class _Facts:
+    quiet: str | None  # quiet_function's answer
+    names: tuple[str, ...]  # the names after every "def" and "class" in its text
+    owner: str | None  # a header's: its class
+
+
+def _facts(piece: Piece) -> _Facts:
+    found = _FACTS.get(piece.key)
+    if found is None:
+        if len(_FACTS) > _FACTS_MAX:
+            _FACTS.clear()
+        owner = _CLASS_NAME.search(piece.text) if piece.kind == "header" else None
+        found = _FACTS[piece.key] = _Facts(
+            quiet_function(piece),
+            tuple(_DEF_NAMES.findall(piece.text)) + tuple(_CLASS_NAMES.findall(piece.text)),
+            owner.group(1) if owner else None,
+        )
+    return found
+
+
+def _quiet_functions(pieces: list[Piece]) -> dict[int, str]:
+    """The pieces that are quiet functions, by index.
+
+    What a walk keeps by function name (``err = Error(...)`` in one function, ``raise
+    err`` in another of the same qualified name) is the one thing a quiet function could
+    show another piece. So a function is passed over only where its qualified name is
+    its own: no other ``def`` or ``class`` of the file has its name (for a method: no
+    other of its class has its name, and nothing else in the file the class's).
+    """
+    facts = [_facts(piece) for piece in pieces]
+    if all(f.quiet is None for f in facts):
+        return {}
+    named = Counter(chain.from_iterable(f.names for f in facts))
+    own: dict[int, str] = {}
+    header = -1  # the index of the class a member belongs to
+    in_class: Counter | None = None
+    for index, piece in enumerate(pieces):
+        name = facts[index].quiet
+        if piece.kind != "member":
+            header, in_class = (index if piece.kind == "header" else -1), None
+            if name is not None and named[name] == 1:
+                own[index] = name
+            continue
+        if name is None or header < 0:
+            continue
+        if in_class is None:
+            end = next((i for i in range(header + 1, len(pieces)) if pieces[i].kind != "member"), len(pieces))
+            in_class = Counter(chain.from_iterable(f.names for f in facts[header:end]))
+        owner = facts[header].owner
+        if owner is not None and named[owner] == 1 and in_class[name] == 1:
+            own[index] = name
+    return own
+
+
+def _quiet_outline(kind: str, name: str) -> dict:
+    """What ``outline`` would find for a quiet function."""
+    return {"stmts": [["def", name]], "tail": 0, "name": None, "constants": [],
+            "classes": [["", []]] if kind == "member" else []}
+
+
+# What a walk of a quiet function finds: nothing that another piece reads.
+_QUIET_VARIANT = {"reads": [], "sites": [], "reraises": 0, "raised": [], "classes": []}
 
 
 # --- parsing and outlines --------------------------------------------------------------
@@ -445,10 +602,14 @@ def scan_file(data: bytes, lookup: Lookup) -> FileResult:
     result = FileResult(FileScan())
     if len(pieces) < 2:
         return _whole(result, text)
-    stored = lookup([p.key for p in pieces])
+    quiet = _quiet_functions(pieces)
+    stored = lookup([p.key for index, p in enumerate(pieces) if index not in quiet])
     parsed: dict[int, Parsed] = {}
     outlines: list[dict] = []
     for index, piece in enumerate(pieces):
+        if index in quiet:
+            outlines.append(_quiet_outline(piece.kind, quiet[index]))
+            continue
         found = stored.get(piece.key)
         if found is None:
             result.stats["parsed"] += 1
@@ -470,6 +631,10 @@ def scan_file(data: bytes, lookup: Lookup) -> FileResult:
     reraises = 0
     for index, piece in enumerate(pieces):
         found_outline = outlines[index]
+        if index in quiet:
+            result.stats["quiet"] += 1
+            _advance(states, piece, found_outline, _QUIET_VARIANT, None)
+            continue
         variant = next(
             (v for v in stored[piece.key].variants if all(context.holds(r, states) for r in v["reads"])), None
         )

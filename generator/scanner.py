@@ -19,7 +19,7 @@ import re
 import textwrap
 import tokenize
 import io
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Iterator
 
 from generator.messages import (
@@ -253,7 +253,8 @@ class Walker:
         outcomes: list[State | None] = []
         for handler in stmt.handlers:
             names = scope.handler_names | ({handler.name} if handler.name else set())
-            inner = replace(_guarded(scope, Guard("except", handler, handler)), handler_names=frozenset(names))
+            inner = Scope(scope.function, scope.class_name, scope.guards + (Guard("except", handler, handler),),
+                          frozenset(names), scope.params)
             # The handler may run after any part of the body: start from the merge.
             outcomes.append(self.block(handler.body, inner, dict(_merge(state, body) or {})))
         if stmt.orelse:
@@ -450,7 +451,8 @@ class Walker:
 
 
 def _guarded(scope: Scope, guard: Guard) -> Scope:
-    return replace(scope, guards=scope.guards + (guard,))
+    # (not dataclasses.replace, which looks the fields up again on every call: a walk makes many)
+    return Scope(scope.function, scope.class_name, scope.guards + (guard,), scope.handler_names, scope.params)
 
 
 def _merge(*outcomes: State | None) -> State | None:

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from generator.pieces import FileResult, Stored, scan_file, split
+from generator.pieces import FileResult, Piece, Stored, quiet_function, scan_file, split
 from generator.scanner import scan_source
 
 
@@ -199,6 +199,64 @@ SAME = {
                 M = "second c"
             raise ValueError(C.M)
         ''',
+    "quiet functions between the pieces that raise": '''
+        NAME = "x"
+        def quiet(a):
+            """Doc with a ) and a ' in it."""
+            return {"k": [a]}  # a comment's ( counts for nothing
+        def loud():
+            raise ValueError(f"{NAME} {quiet}")
+        class A:
+            @property
+            def size(self):
+                return 1
+            def loud(self):
+                raise KeyError(NAME)
+        ''',
+    "a quiet function rebinding a name a message reads": '''
+        label = "first"
+        def label():
+            return 2
+        def f():
+            raise ValueError(label)
+        ''',
+    "a function defined twice shares its exception variables": '''
+        def f():
+            err = ValueError("from the first f")
+        def f():
+            raise err
+        ''',
+    "a method defined twice shares its exception variables": '''
+        class A:
+            @property
+            def x(self):
+                err = ValueError("from the getter")
+            @x.setter
+            def x(self, value):
+                raise err
+        ''',
+    "methods of one name in several classes": '''
+        class A:
+            def __init__(self):
+                self.name = "a"
+            def check(self):
+                raise ValueError("a")
+        class B:
+            def __init__(self):
+                self.name = "b"
+            def check(self):
+                raise ValueError("b")
+        def __init__():
+            pass
+        ''',
+    "a cut inside a string that a quiet-looking piece leaves open: walked whole": '''
+        def f():
+            text = """
+        def g():
+            return 1
+            """
+            raise ValueError(text)
+        ''',
 }
 
 
@@ -206,6 +264,48 @@ SAME = {
 def test_pieces_give_the_whole_file_walk(name):
     whole = "walked whole" in name or "does not parse" in name
     assert scanned(SAME[name]).stats["whole"] == int(whole)
+
+
+QUIET = {
+    "def f(x):\n    return x\n": "f",
+    "# above\n@cache(\n  size=1)\nasync def g():\n    s = \"\"\"a\n  \"\"\"\n": "g",
+    "def f():\n    return 'a\\\\' + \"(\"\n": "f",
+    "def f():\n    raise ValueError\n": None,  # a site
+    "def f():\n    if x: raise ValueError\n": None,
+    "def f():\n    assert(x)\n": None,
+    "def f():\n    \"\"\"Raises nothing; what it raises is raised elsewhere.\"\"\"\n": "f",  # words, no statements
+    "def f():\n    class C:\n        pass\n": None,  # a nested class registers its constants
+    "def f():\n    pass\nX = 1\n": None,  # module-level code after it
+    "def f():\n    s = \"\"\"open\n": None,  # a string left open
+    "def f():\n    s = \"\"\"open\"\n": None,
+    "def f():\n    x = (1,\n": None,  # a bracket left open
+    "def f():\n\treturn 1\n": None,  # tabs
+    "X = 1\n": None,
+}
+
+
+@pytest.mark.parametrize("text", QUIET)
+def test_a_quiet_function_is_known_by_its_text(text):
+    assert quiet_function(Piece("module", text, 1)) == QUIET[text]
+
+
+def test_a_quiet_member_has_no_code_at_its_level_after_its_def():
+    assert quiet_function(Piece("member", "    @property\n    def f(self):\n        return 1\n", 3)) == "f"
+    assert quiet_function(Piece("member", "    def f(self):\n        return 1\n    x = 2\n", 3)) is None
+    assert quiet_function(Piece("member", "    def f(self):\n        return 1\nX = 2\n", 3)) is None
+    assert quiet_function(Piece("member", "    @classmethod\n    def f(cls):\n        return cls()\n", 3)) == "f"
+
+
+def test_quiet_functions_are_neither_parsed_nor_stored():
+    result = scanned(SAME["quiet functions between the pieces that raise"])
+    assert result.stats["quiet"] == 2 and result.stats["whole"] == 0
+    assert result.stats["parsed"] == len(result.outlines) == 4  # the module piece, loud, A's header, A.loud
+    # a name another def shares: walked
+    assert scanned(SAME["a function defined twice shares its exception variables"]).stats["quiet"] == 0
+    assert scanned(SAME["a method defined twice shares its exception variables"]).stats["quiet"] == 0
+    # A.__init__ and B.__init__ are names of their own; the module's __init__ is counted
+    # against every def of the file (a count that only errs towards walking)
+    assert scanned(SAME["methods of one name in several classes"]).stats["quiet"] == 2
 
 
 # Each pair: a file, then the same file with what one piece reads from another changed.
@@ -280,7 +380,7 @@ def test_an_edited_function_is_the_only_piece_walked_again():
     first = scanned(BASE, store)
     assert first.stats["walked"] == len(split(textwrap.dedent(BASE)))
     edited = scanned(BASE.replace('raise KeyError("g")', 'raise KeyError("g, reworded")'), store)
-    assert edited.stats == {"reused": 5, "walked": 1, "parsed": 1, "whole": 0}
+    assert edited.stats == {"reused": 5, "walked": 1, "parsed": 1, "quiet": 0, "whole": 0}
     moved = scanned("\n\n# a new first line\n" + textwrap.dedent(BASE), store)
     assert moved.stats["walked"] == 1  # the first piece; the others only move down
     assert [s.line for s in moved.scan.sites] == [s.line + 3 for s in first.scan.sites]
@@ -292,7 +392,7 @@ def test_a_changed_constant_walks_again_the_pieces_that_read_it():
     changed = scanned(BASE.replace('LIMIT = "the limit"', 'LIMIT = "the new limit"'), store)
     # the first piece (it holds LIMIT) is new; f and A.n read LIMIT, and are parsed again
     # to be walked again; g, A's header and A.m do not read it
-    assert changed.stats == {"reused": 3, "walked": 3, "parsed": 3, "whole": 0}
+    assert changed.stats == {"reused": 3, "walked": 3, "parsed": 3, "quiet": 0, "whole": 0}
     assert "{n} is over the new limit" in [s.template for s in changed.scan.sites]
 
 
@@ -302,3 +402,17 @@ def test_a_method_in_another_class_is_walked_for_that_class():
     renamed = scanned(BASE.replace("class A:", "class B:"), store)
     assert renamed.stats["walked"] == 3  # the header and both members
     assert {s.function for s in renamed.scan.sites} >= {"B.m", "B.n"}
+
+
+def test_loud_finds_what_its_regular_expression_finds():
+    import random
+    import re
+
+    from generator.pieces import _loud
+
+    pattern = re.compile(r"\b(?:raise|assert)\b|\n[ \t]*class\b")
+    words = ["raise", "assert", "class", " ", "\n", "\t", "_", "a", "é", "1", "(", "@", "\n  ", "#"]
+    rng = random.Random(7)
+    for _ in range(20000):
+        text = "".join(rng.choice(words) for _ in range(rng.randint(1, 8)))
+        assert _loud(text) == bool(pattern.search(text)), repr(text)
