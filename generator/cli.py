@@ -148,6 +148,21 @@ def scan_catalog(config: Config, args: argparse.Namespace, rev: str | None = Non
     return revision, catalog
 
 
+def scan_catalogs(config: Config, args: argparse.Namespace, revs: list[str]) -> list:
+    """(revision, catalog) of several releases, scanned in one pass through one cache."""
+    from generator.cache import BlobCache
+    from generator.catalog import scan_revisions
+
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    resolved = [open_revision(config, args, rev) for rev in revs]
+    revisions = [revision for revision, _ in resolved]
+    label = f"scanning {revs[0]}" if len(revs) == 1 else f"scanning {len(revs)} releases"
+    with BlobCache(resolved[0][1] / "analysis.sqlite") as cache:
+        catalogs = scan_revisions(config.project, revisions, cache, args.workers, progress_bar(label))
+    return list(zip(revisions, catalogs))
+
+
 def run_scan(config: Config, args: argparse.Namespace) -> int:
     import json
 
@@ -168,7 +183,7 @@ def run_scan(config: Config, args: argparse.Namespace) -> int:
             )
         return 0
     # Several releases: one pass, one blob cache, and the history of their errors.
-    catalogs = [scan_catalog(config, args, rev)[1].to_json() for rev in revs]
+    catalogs = [catalog.to_json() for _, catalog in scan_catalogs(config, args, revs)]
     history = assemble_history(catalogs)
     write_atomically(args.out, json.dumps(history, indent=1, ensure_ascii=False) + "\n")
     if args.out != "-":
@@ -184,8 +199,7 @@ def run_drift(config: Config, args: argparse.Namespace) -> int:
     from generator.entries import load_entries
     from generator.history import drift
 
-    old = scan_catalog(config, args, args.old)[1].to_json()
-    new = scan_catalog(config, args, args.new)[1].to_json()
+    old, new = (catalog.to_json() for _, catalog in scan_catalogs(config, args, [args.old, args.new]))
     entries, _ = load_entries(config.root / "errors", config.root)
     weights: dict[str, int] = {}
     for paste in sorted((config.root / "tests" / "data" / "pastes").glob("*.json")):
@@ -245,7 +259,7 @@ def lookup_index(config: Config, args: argparse.Namespace) -> tuple[dict, str]:
     path = cache_dir / f"lookup-index-{key}.json"
     if path.is_file():
         return json.loads(path.read_text(encoding="utf-8")), pin
-    index = compact_index([scan_catalog(config, args, rev)[1].to_json() for rev in revs])
+    index = compact_index([catalog.to_json() for _, catalog in scan_catalogs(config, args, revs)])
     write_atomically(str(path), json.dumps(index, ensure_ascii=False, separators=(",", ":")))
     return index, pin
 
@@ -303,13 +317,16 @@ def run_build(config: Config, args: argparse.Namespace) -> int:
         for problem in problems:
             print(problem, file=sys.stderr)
         raise UsageError(f"{len(problems)} problems in the entries (listed above); fix them, `errorkb check` lists them too")
-    revision, catalog = scan_catalog(config, args)
+    pin = args.rev or config.rev
     releases = None
     if config.releases and not args.pin_only:
-        if revision.rev not in config.releases:
-            raise UsageError(f"the pin {revision.rev} is not among errorkb.toml's [history] releases; add it or pass --pin-only")
-        releases = [catalog.to_json() if rev == revision.rev else scan_catalog(config, args, rev)[1].to_json()
-                    for rev in config.releases]
+        if pin not in config.releases:
+            raise UsageError(f"the pin {pin} is not among errorkb.toml's [history] releases; add it or pass --pin-only")
+        scanned = scan_catalogs(config, args, list(config.releases))
+        revision, catalog = scanned[config.releases.index(pin)]
+        releases = [c.to_json() for _, c in scanned]
+    else:
+        revision, catalog = scan_catalog(config, args)
     engine_args = {
         a.name: Flag(name=a.name, flag=a.flag, type=a.type, default=a.default, help=a.help)
         for a in engine_args_at(revision)
@@ -336,17 +353,20 @@ def run_check(config: Config, args: argparse.Namespace) -> int:
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder of entries; pass --errors DIR")
     entries, problems = load_entries(folder, config.root)
-    revision, catalog = scan_catalog(config, args)
+    pin = args.rev or config.rev
+    history = bool(config.releases) and pin in config.releases and not args.pin_only
+    scanned = scan_catalogs(config, args, list(config.releases) if history else [pin])
+    revision, catalog = scanned[config.releases.index(pin)] if history else scanned[0]
     flags = serve_flags_at(revision)
     known = catalog.to_json()["errors"]
     where = revision.rev
-    if config.releases and revision.rev in config.releases and not args.pin_only:
+    if history:
         # An entry may also explain an older wording (pages of past errors stay up).
         seen = {e["id"] for e in known}
-        for rev in reversed(config.releases):
-            if rev == revision.rev:
+        for other, other_catalog in reversed(scanned):
+            if other.rev == revision.rev:
                 continue
-            for error in scan_catalog(config, args, rev)[1].to_json()["errors"]:
+            for error in other_catalog.to_json()["errors"]:
                 if error["id"] not in seen:
                     seen.add(error["id"])
                     known.append(error)

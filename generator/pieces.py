@@ -26,6 +26,12 @@ made gets the same answer, and the walk being deterministic it then finds the sa
 What a piece defines for the others (its *outline*: statements, constants) depends on
 its text alone. Lines are stored relative to the piece and shifted by its offset.
 
+Most pieces are *quiet functions* (``quiet_function``): one ``def`` with no ``raise``,
+``assert`` or nested class, and a qualified name no other piece shares. A walk finds
+nothing in them that another piece reads; all they do to the file is bind a name. So
+they are neither parsed, walked nor stored (in the pin, 24,635 of 42,511 pieces), and
+the soundness of the cut after one comes from a lexer check of its text instead.
+
 (Cutting large functions further, into the statements of their body, was measured:
 over the 23 releases of the corpus it left 10-25 % less text to parse, and cost more
 than that in the bookkeeping of the many more pieces.)
