@@ -46,7 +46,6 @@ import re
 from collections import Counter
 from itertools import chain
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Callable
 
 from generator.messages import Hole, SourceText
@@ -80,15 +79,23 @@ _MEMBER = _Lines(r"    (?:(@)|(?:def|async|class)\b)")
 _TOP_CODE = _Lines(r"[^\s#)\]}]")
 
 
-@dataclass(frozen=True)
 class Piece:
-    kind: str  # "module": top-level statements | "header": a class up to its first member | "member"
-    text: str
-    first_line: int  # the file's line number of the text's first line
+    """A piece of a file, and its key (every piece's is wanted: computed at once).
 
-    @cached_property
-    def key(self) -> str:
-        return hashlib.sha1(f"{self.kind}\0{self.text}".encode("utf-8", "surrogatepass")).hexdigest()
+    (A plain class: a frozen dataclass with a cached property costs several times as
+    much to make and to ask, and a file has dozens of pieces.)
+    """
+
+    __slots__ = ("kind", "text", "first_line", "key")
+
+    def __init__(self, kind: str, text: str, first_line: int):
+        self.kind = kind  # "module": top-level statements | "header": a class up to its first member | "member"
+        self.text = text
+        self.first_line = first_line  # the file's line number of the text's first line
+        self.key = hashlib.sha1(f"{kind}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+    def __repr__(self) -> str:
+        return f"Piece({self.kind!r}, {self.text[:30]!r}..., {self.first_line})"
 
 
 @dataclass(frozen=True)
@@ -313,7 +320,8 @@ def _quiet_functions(pieces: list[Piece]) -> dict[int, str]:
     its own: no other ``def`` or ``class`` of the file has its name (for a method: no
     other of its class has its name, and nothing else in the file the class's).
     """
-    facts = [_facts(piece) for piece in pieces]
+    known = _FACTS.get
+    facts = [known(piece.key) or _facts(piece) for piece in pieces]
     if all(f.quiet is None for f in facts):
         return {}
     named = Counter(chain.from_iterable(f.names for f in facts))
