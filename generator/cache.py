@@ -5,10 +5,10 @@ fingerprint (a hash of the scanner's source), so a change to the scanner invalid
 what it wrote before without anyone remembering to bump a version. A blob's row is
 its whole ``FileScan``: a revision already seen costs no parse at all. A piece's rows
 are its outline and its variants (``generator.pieces``): a blob not seen before costs
-only the pieces of it not seen before. Pieces are stored with ``marshal``, several
-times quicker than JSON both ways (and as private to this Python as the analyses
-are: its version is part of the fingerprint). One SQLite file: many small rows, read
-in a few queries, written in one transaction per revision.
+only the pieces of it not seen before. Analyses and pieces are stored with
+``marshal``, several times quicker than JSON both ways (and as private to this Python
+as the analyses are: its version is part of the fingerprint). One SQLite file: many
+small rows, read in a few queries, written a transaction per thousand blobs analysed.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """A revision's catalog: every file's sites, grouped into errors with stable ids.
 
-``assemble`` is pure (files in, ``Catalog`` out). ``scan_revision`` is the edge: it
-lists the revision's blobs, takes what the blob cache has, analyses the rest in a
-process pool (piece by piece, reusing the pieces the cache has: ``generator.pieces``),
-and stores what it learnt.
+``assemble`` is pure (files in, ``Catalog`` out). ``scan_revisions`` is the edge: it
+lists the revisions' blobs, takes what the blob cache has, analyses the rest in a
+process pool (each file's new versions in order, piece by piece, reusing the pieces
+the version before had or the cache has: ``generator.pieces``), and stores what it
+learnt. ``scan_revision`` is the same for one revision.
 """
 
 from __future__ import annotations

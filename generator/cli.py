@@ -137,18 +137,11 @@ def open_revision(config: Config, args: argparse.Namespace, rev: str | None = No
 
 
 def scan_catalog(config: Config, args: argparse.Namespace, rev: str | None = None):
-    from generator.cache import BlobCache
-    from generator.catalog import scan_revision
-
-    if args.workers is not None and args.workers < 1:
-        raise UsageError("--workers must be at least 1")
-    revision, cache_dir = open_revision(config, args, rev)
-    with BlobCache(cache_dir / "analysis.sqlite") as cache:
-        catalog = scan_revision(config.project, revision, cache, args.workers, progress_bar(f"scanning {revision.rev}"))
-    return revision, catalog
+    """(revision, catalog) of one release (``rev``, else --rev, else the pin)."""
+    return scan_catalogs(config, args, [rev])[0]
 
 
-def scan_catalogs(config: Config, args: argparse.Namespace, revs: list[str]) -> list:
+def scan_catalogs(config: Config, args: argparse.Namespace, revs: list[str | None]) -> list:
     """(revision, catalog) of several releases, scanned in one pass through one cache."""
     from generator.cache import BlobCache
     from generator.catalog import scan_revisions
@@ -157,7 +150,7 @@ def scan_catalogs(config: Config, args: argparse.Namespace, revs: list[str]) -> 
         raise UsageError("--workers must be at least 1")
     resolved = [open_revision(config, args, rev) for rev in revs]
     revisions = [revision for revision, _ in resolved]
-    label = f"scanning {revs[0]}" if len(revs) == 1 else f"scanning {len(revs)} releases"
+    label = f"scanning {revisions[0].rev}" if len(revs) == 1 else f"scanning {len(revs)} releases"
     with BlobCache(resolved[0][1] / "analysis.sqlite") as cache:
         catalogs = scan_revisions(config.project, revisions, cache, args.workers, progress_bar(label))
     return list(zip(revisions, catalogs))

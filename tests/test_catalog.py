@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from generator.cache import BlobCache
-from generator.catalog import catalog_json, scan_revision
+import generator.catalog as catalog_module
+from generator.catalog import catalog_json, new_versions, scan_revision, scan_revisions
 from generator.sources import resolve
 from gitrepo import tagged_repo
 
@@ -180,3 +181,37 @@ def test_a_changed_constant_invalidates_the_pieces_that_use_it(tmp_path):
     assert (after["pieces_walked"] - before["pieces_walked"], after["pieces_reused"] - before["pieces_reused"]) == (3, 3)
     assert warm == scan(repo, "v2", tmp_path / "cold")
     assert "the engine: no {name}" in by_template(warm)
+
+
+def test_new_versions_are_chains_of_a_files_versions_each_blob_once():
+    listings = [
+        [("vllm/a.py", "a1"), ("vllm/b.py", "b1")],
+        [("vllm/a.py", "a2"), ("vllm/b.py", "b1"), ("vllm/c.py", "a1")],  # c.py: a copy of a.py's first
+        [("vllm/a.py", "a3"), ("vllm/b.py", "b2")],
+    ]
+    assert new_versions(listings, lambda blob: blob == "b2") == [["a1", "a2", "a3"], ["b1"]]
+
+
+def test_several_releases_in_one_pass_give_what_each_scan_gives(tmp_path, monkeypatch):
+    """One pass over three releases: every blob analysed once, each version after the one
+    before (reusing its pieces), the catalogs those of cold scans one by one."""
+    v2 = MODULE.replace("cannot start", "cannot start now")
+    v3 = v2.replace('raise KeyError(f"{PREFIX}: no {name}")', 'raise KeyError(f"{PREFIX}: no such {name}")')
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": MODULE, "vllm/b.py": LIMIT},
+                                        "v2": {"vllm/a.py": v2, "vllm/b.py": LIMIT},
+                                        "v3": {"vllm/a.py": v3}})
+    alone = [scan(repo, rev, tmp_path / f"alone-{rev}") for rev in ("v1", "v2", "v3")]
+    monkeypatch.setattr(catalog_module, "_STORE_EVERY", 1)  # rows stored while the scan goes on
+    for workers in (1, 2):
+        cache_dir = tmp_path / f"together{workers}"
+        revisions = [resolve(str(repo), rev, cache_dir) for rev in ("v1", "v2", "v3")]
+        with BlobCache(cache_dir / "analysis.sqlite") as cache:
+            together = [json.loads(catalog_json(c)) for c in scan_revisions("vllm", revisions, cache, workers)]
+            stats = cache.stats.as_dict()
+            stored = cache.db.execute("SELECT COUNT(*) FROM analysis").fetchone()[0]
+        assert together == alone
+        assert stats["blobs_analysed"] == stored == 4  # a.py three times, b.py once
+        # a.py: v1 walks its 6 pieces (its quiet function aside), v2 and v3 only their edited
+        # one, reusing the other 5 from the version before; b.py, one piece, is walked whole
+        assert (stats["pieces_walked"], stats["pieces_reused"], stats["pieces_quiet"], stats["files_whole"]) == (
+            6 + 1 + 1, 5 + 5, 3, 1)

@@ -416,3 +416,26 @@ def test_loud_finds_what_its_regular_expression_finds():
     for _ in range(20000):
         text = "".join(rng.choice(words) for _ in range(rng.randint(1, 8)))
         assert _loud(text) == bool(pattern.search(text)), repr(text)
+
+
+@pytest.mark.parametrize("rev", ["v0.4.1", "v0.33.0"])
+def test_corpus_files_give_the_whole_file_walk(corpus_bundle, session_cache, rev):
+    """Real files, quiet functions and all: a sample of a corpus release, walked piece by
+    piece (with an empty store, and again with the pieces it stored), gives what the
+    whole-file walk gives."""
+    from generator.sources import BlobReader, python_files, resolve
+
+    revision = resolve(str(corpus_bundle), rev, session_cache)
+    files = python_files(revision)[::6]
+    quiet = 0
+    with BlobReader(revision.repo_path) as reader:
+        for path, blob in files:
+            data = reader.read(blob)
+            store = Store()
+            first = store.learn(scan_file(data, store.lookup))
+            again = scan_file(data, store.lookup)
+            whole = scan_source(data).to_json()
+            assert first.scan.to_json() == whole, path
+            assert again.scan.to_json() == whole and again.stats["walked"] == 0, path
+            quiet += first.stats["quiet"]
+    assert quiet > 100 * (rev == "v0.33.0")  # the sample has quiet functions to pass over
