@@ -70,10 +70,13 @@ class Rows:
     outlines: list[tuple[str, bytes]] = field(default_factory=list)  # (piece key, outline or b"")
     variants: list[tuple[str, str, bytes]] = field(default_factory=list)  # (piece key, variant id, variant)
 
-    def add(self, blob: str, scan: dict, result: FileResult) -> None:
+    def add_analysis(self, blob: str, scan: dict) -> None:
         self.blobs.append((blob, encode_analysis(scan)))
-        self.outlines.extend((key, marshal.dumps(o) if o is not None else b"") for key, o in result.outlines.items())
-        for key, variant in result.variants:
+
+    def add_pieces(self, outlines: dict[str, dict | None], variants: list[tuple[str, dict]]) -> None:
+        """New outlines by piece key, and new (piece key, variant)s (``FileResult``'s)."""
+        self.outlines.extend((key, marshal.dumps(o) if o is not None else b"") for key, o in outlines.items())
+        for key, variant in variants:
             data = marshal.dumps(variant)
             # a variant two workers found is stored once (when it marshals the same)
             self.variants.append((key, hashlib.sha1(data).hexdigest()[:20], data))
@@ -169,6 +172,11 @@ class PieceStore:
         self.db = db
         self.fingerprint = fingerprint
         self.known: dict[str, Stored | None] = {}  # None: not stored
+        # The keys stored as of the last ``refresh``: most pieces looked up are new, and a
+        # set tells so without a query. (Only a hint: a key stored since is walked again.)
+        self.stored: set[str] = set()
+        self._last_row = 0  # the rowid of the newest piece row taken into ``stored``
+        self.refresh()
 
     @classmethod
     def reader(cls, path: Path, fingerprint: str) -> "PieceStore":
@@ -176,10 +184,29 @@ class PieceStore:
 
     def reset(self) -> None:
         self.known = {}
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Takes in the keys of the pieces stored since the last refresh (rows are only
+        added: a stored key's row is replaced by a newer one)."""
+        # "+fingerprint": the search goes by rowid, not over every key of the fingerprint
+        rows = self.db.execute(
+            "SELECT rowid, key FROM piece WHERE rowid > ? AND +fingerprint = ?", (self._last_row, self.fingerprint)
+        ).fetchall()
+        if rows:
+            self._last_row = max(rowid for rowid, _ in rows)
+            self.stored.update(key for _, key in rows)
 
     def lookup(self, keys: list[str]) -> dict[str, Stored]:
         known = self.known
-        wanted = [k for k in keys if k not in known]
+        stored = self.stored
+        wanted = []
+        for key in keys:
+            if key not in known:
+                if key in stored:
+                    wanted.append(key)
+                else:
+                    known[key] = None
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             for key in chunk:
@@ -192,11 +219,11 @@ class PieceStore:
                 f" WHERE p.fingerprint = ? AND p.key IN ({marks})",
                 [self.fingerprint, *chunk],
             ):
-                stored = known[key]
-                if stored is None:
-                    stored = known[key] = Stored(marshal.loads(outline) if outline else None, [])
+                found = known[key]
+                if found is None:
+                    found = known[key] = Stored(marshal.loads(outline) if outline else None, [])
                 if data is not None:
-                    stored.variants.append(marshal.loads(data))
+                    found.variants.append(marshal.loads(data))
         return {k: s for k in keys if (s := known.get(k)) is not None}
 
     def learn(self, result: FileResult) -> None:

@@ -34,7 +34,11 @@ def assemble(
     tag: str | None,
     source: str,
     files: Iterable[tuple[str, FileScan]],
+    ids: dict[tuple, str] | None = None,
 ) -> Catalog:
+    """The catalog of a revision's files. ``ids``: error ids by what they hash, kept
+    across the catalogs of several releases (most of their sites recur)."""
+    ids = {} if ids is None else ids
     groups: dict[str, list[RaiseSite]] = {}
     stats = {"files": 0, "sites": 0, "errors": 0, "raises": 0, "asserts": 0, "reraises": 0, "skipped": []}
     for path, scan in files:
@@ -44,7 +48,10 @@ def assemble(
             stats["skipped"].append({"path": path, "reason": scan.skipped})
         for site in scan.sites:
             site.path = path
-            key = error_id(project, site.exception, identity(site.template, path, site.function))
+            what = (project, site.exception, site.template, path, site.function)
+            key = ids.get(what)
+            if key is None:
+                key = ids[what] = error_id(project, site.exception, identity(site.template, path, site.function))
             groups.setdefault(key, []).append(site)
             stats["sites"] += 1
             stats["asserts" if site.kind == "assert" else "raises"] += 1
@@ -80,15 +87,30 @@ class _Analyser:
 
     def analyse_chain(self, chain: list[str]) -> tuple[Rows, list[dict[str, int]]]:
         """The analyses of one file's new versions, oldest first (each reuses the pieces of
-        the one before, kept in memory), as rows for the cache, and piece statistics."""
+        the one before, kept in memory), as rows for the cache, and piece statistics.
+
+        The rows hold every version's analysis, but only the pieces of the newest version:
+        a later scan asks for the pieces of the versions after it, which are most like it,
+        and storing those of every release's version would cost more than they save."""
         self.pieces.reset()
         rows = Rows()
         stats = []
+        outlines: dict[str, dict | None] = {}
+        variants: list[tuple[str, dict]] = []
+        keys: list[str] = []
         for blob in chain:
             result = scan_file(self.reader.read(blob), self.pieces.lookup)
             self.pieces.learn(result)
-            rows.add(blob, result.scan.to_json(), result)
+            rows.add_analysis(blob, result.scan.to_json())
+            outlines.update(result.outlines)
+            variants.extend(result.variants)
+            keys = result.keys
             stats.append(result.stats)
+        newest = set(keys)
+        rows.add_pieces(
+            {key: outline for key, outline in outlines.items() if key in newest},
+            [(key, variant) for key, variant in variants if key in newest],
+        )
         if self.collect:
             gc.collect(1)  # the few cycles a walk leaves, while they are young
         return rows, stats
@@ -214,7 +236,8 @@ def scan_revisions(
             chains = new_versions([listings[i] for i in indices], lambda blob: blob in loaded)
             repo_path = revisions[indices[0]].repo_path
             loaded.update(analyse_chains(repo_path, chains, cache, workers or os.cpu_count() or 1, progress))
-        return [_assemble_revision(project, r, files, loaded) for r, files in zip(revisions, listings)]
+        ids: dict[tuple, str] = {}
+        return [_assemble_revision(project, r, files, loaded, ids) for r, files in zip(revisions, listings)]
 
 
 def scan_revision(
@@ -227,7 +250,9 @@ def scan_revision(
     return scan_revisions(project, [revision], cache, workers, progress)[0]
 
 
-def _assemble_revision(project: str, revision: Revision, files: list[tuple[str, str]], loaded: dict[str, dict]) -> Catalog:
+def _assemble_revision(
+    project: str, revision: Revision, files: list[tuple[str, str]], loaded: dict[str, dict], ids: dict[tuple, str]
+) -> Catalog:
     # A blob may stand at two paths (or in two releases): each gets its own sites.
 
     def load(blob: str) -> FileScan:
@@ -240,4 +265,5 @@ def _assemble_revision(project: str, revision: Revision, files: list[tuple[str, 
         revision.tag,
         revision.spec,
         ((path, load(blob)) for path, blob in files),
+        ids,
     )

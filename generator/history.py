@@ -18,13 +18,14 @@ as moved.
 
 from __future__ import annotations
 
-import bisect
 import difflib
 import functools
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+
+import numpy
 
 from generator.messages import normalize_template
 from generator.models import collector_paused
@@ -75,7 +76,7 @@ def link_errors(old: dict, new: dict) -> list[Link]:
         by_normalized.setdefault(normalize_template(error["template"]), []).append(error)
     literal = {e["id"]: _literal(e["template"]) for e in (*removed, *added)}
     by_exception = {
-        exception: _Lengths([e["id"] for e in errors], literal)
+        exception: _Candidates([e["id"] for e in errors], literal)
         for exception, errors in _group(added, lambda e: e["exception"]).items()
     }
     candidates: list[tuple[float, str, str, str]] = []
@@ -86,25 +87,20 @@ def link_errors(old: dict, new: dict) -> list[Link]:
                 candidates.append((1.0, "retyped", error["id"], other["id"]))
         near = {o["id"]: o for place in _places(error) for o in by_place.get(place, [])}
         for other in near.values():
-            if other["exception"] != error["exception"]:
+            if other["exception"] != error["exception"] or not _may_reach(text, literal[other["id"]], REWORD_RATIO):
                 continue
             ratio = difflib.SequenceMatcher(None, text, literal[other["id"]], autojunk=False).ratio()
             if ratio >= REWORD_RATIO:
                 candidates.append((round(ratio, 3), "reworded", error["id"], other["id"]))
-        lengths = by_exception.get(error["exception"])
-        if lengths is None:
+        group = by_exception.get(error["exception"])
+        if group is None:
             continue
         matcher = None
-        for other_id in lengths.near(len(text)):
+        for other_id in group.plausible(text):
             if other_id in near:
                 continue
             other_text = literal[other_id]
-            # difflib's real_quick_ratio and quick_ratio, bounds of ratio, from lengths and
-            # character counts: the same figures, without a matcher per pair
-            if _ratio(min(len(text), len(other_text)), len(text) + len(other_text)) < MOVED_RATIO:
-                continue
-            length = len(text) + len(other_text)
-            if _ratio(_common(text, other_text, _least_matches(length)), length) < MOVED_RATIO:
+            if not _may_reach(text, other_text, MOVED_RATIO):
                 continue
             if matcher is None:
                 matcher = difflib.SequenceMatcher(None, autojunk=False)
@@ -133,13 +129,16 @@ def _group(items, key) -> dict:
     return groups
 
 
+def _may_reach(a: str, b: str, least: float) -> bool:
+    """Whether difflib's ratio of two texts may be ``least`` or more: its bounds
+    real_quick_ratio and quick_ratio, from lengths and character counts (the same figures,
+    without a matcher per pair)."""
+    length = len(a) + len(b)
+    return _ratio(min(len(a), len(b)), length) >= least and _ratio(_common(a, b), length) >= least
+
+
 def _ratio(matches: int, length: int) -> float:
     return 2.0 * matches / length if length else 1.0  # difflib's _calculate_ratio
-
-
-def _least_matches(length: int) -> int:
-    """A number of matches under which the ratio is surely under MOVED_RATIO (one short of the least)."""
-    return max(math.floor(MOVED_RATIO * length / 2) - 1, 0)
 
 
 # The commonest characters of messages (lowercased): each its own count in the vectors
@@ -153,32 +152,40 @@ def _coarse(text: str) -> tuple[int, ...]:
     return counts + (len(text) - sum(counts),)
 
 
-def _common(a: str, b: str, enough: int) -> int:
-    """How many characters two texts have in common, counted with repeats (quick_ratio's
-    matches); or a figure under ``enough`` when that is under ``enough``.
-
-    The coarse vectors bound the figure cheaply (lumping characters together only adds
-    to it): most pairs fall short, and only the rest are counted exactly.
-    """
-    bound = sum(map(min, _coarse(a), _coarse(b)))
-    if bound < enough:
-        return bound
+def _common(a: str, b: str) -> int:
+    """How many characters two texts have in common, counted with repeats (quick_ratio's matches)."""
     other = Counter(b)
     return sum(min(n, other[c]) for c, n in Counter(a).items())
 
 
-class _Lengths:
-    """Ids by the length of their literal text, to visit only those of a length that can match."""
+class _Candidates:
+    """The errors an error may have moved to, by the length and characters of their literal text.
+
+    Most pairs of one release's removed and the next one's added errors cannot be alike
+    enough: ``plausible`` rules them out by bounds of quick_ratio's matches, for all of a
+    group at once. Lumping characters together into the coarse counts only adds to the
+    matches, so the bound rules out no pair that could match.
+    """
 
     def __init__(self, ids: list[str], literal: dict[str, str]):
         self.ids = sorted(ids, key=lambda i: len(literal[i]))
-        self.sizes = [len(literal[i]) for i in self.ids]
+        self.sizes = numpy.array([len(literal[i]) for i in self.ids], dtype=numpy.int64)
+        self.coarse = numpy.array([_coarse(literal[i]) for i in self.ids], dtype=numpy.int64).reshape(len(self.ids), len(_COMMON) + 1)
 
-    def near(self, size: int) -> list[str]:
-        """Those whose length gives real_quick_ratio >= MOVED_RATIO (and a few more: it is checked)."""
+    def plausible(self, text: str) -> list[str]:
+        """Those whose length gives real_quick_ratio >= MOVED_RATIO (and a few more: it is
+        checked) and whose coarse counts leave enough matches for MOVED_RATIO."""
+        size = len(text)
         low = math.floor(size * MOVED_RATIO / (2 - MOVED_RATIO)) - 1
         high = math.ceil(size * (2 - MOVED_RATIO) / MOVED_RATIO) + 1
-        return self.ids[bisect.bisect_left(self.sizes, low) : bisect.bisect_right(self.sizes, high)]
+        begin = int(numpy.searchsorted(self.sizes, low, side="left"))
+        end = int(numpy.searchsorted(self.sizes, high, side="right"))
+        if begin >= end:
+            return []
+        bound = numpy.minimum(self.coarse[begin:end], numpy.array(_coarse(text))).sum(axis=1)
+        # for each pair, a number of matches under which the ratio is surely under MOVED_RATIO
+        least = numpy.maximum(numpy.floor(MOVED_RATIO * (size + self.sizes[begin:end]) / 2) - 1, 0)
+        return [self.ids[begin + i] for i in numpy.flatnonzero(bound >= least).tolist()]
 
 
 def version_ranges(versions: list[str], releases: list[str]) -> list[str]:

@@ -111,6 +111,7 @@ class FileResult:
     scan: FileScan
     outlines: dict[str, dict | None] = field(default_factory=dict)  # new ones, by piece key
     variants: list[tuple[str, dict]] = field(default_factory=list)  # new ones: (piece key, variant)
+    keys: list[str] = field(default_factory=list)  # of its pieces, those the cache may hold (not quiet)
     # pieces reused, walked (analysed now), parsed, quiet (neither); files walked whole
     stats: dict[str, int] = field(
         default_factory=lambda: {"reused": 0, "walked": 0, "parsed": 0, "quiet": 0, "whole": 0}
@@ -617,7 +618,8 @@ def scan_file(data: bytes, lookup: Lookup) -> FileResult:
     if len(pieces) < 2:
         return _whole(result, text)
     quiet = _quiet_functions(pieces)
-    stored = lookup([p.key for index, p in enumerate(pieces) if index not in quiet])
+    result.keys = [p.key for index, p in enumerate(pieces) if index not in quiet]
+    stored = lookup(result.keys)
     parsed: dict[int, Parsed] = {}
     outlines: list[dict] = []
     for index, piece in enumerate(pieces):

@@ -8,6 +8,7 @@ from pathlib import Path
 from generator.cache import BlobCache
 import generator.catalog as catalog_module
 from generator.catalog import catalog_json, new_versions, scan_revision, scan_revisions
+from generator.pieces import scan_file
 from generator.sources import resolve
 from gitrepo import tagged_repo
 
@@ -215,3 +216,29 @@ def test_several_releases_in_one_pass_give_what_each_scan_gives(tmp_path, monkey
         # one, reusing the other 5 from the version before; b.py, one piece, is walked whole
         assert (stats["pieces_walked"], stats["pieces_reused"], stats["pieces_quiet"], stats["files_whole"]) == (
             6 + 1 + 1, 5 + 5, 3, 1)
+
+
+def test_a_pass_stores_the_pieces_of_each_files_newest_version(tmp_path):
+    """The pieces of a file's older versions are not stored; a later release reuses the newest's."""
+    v2 = MODULE.replace("cannot start", "cannot start now")
+    v3 = v2.replace('raise KeyError(f"{PREFIX}: no {name}")', 'raise KeyError(f"{PREFIX}: no such {name}")')
+    v4 = v3.replace("cannot start now", "cannot start yet")
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": MODULE}, "v2": {"vllm/a.py": v2},
+                                        "v3": {"vllm/a.py": v3}, "v4": {"vllm/a.py": v4}})
+    newest = set(scan_file(v3.encode(), lambda keys: {}).keys)
+    older = {key for text in (MODULE, v2) for key in scan_file(text.encode(), lambda keys: {}).keys} - newest
+    assert len(newest) == 6 and len(older) == 2  # the two edited pieces of v1 and v2
+    for workers in (1, 2):
+        cache_dir = tmp_path / f"c{workers}"
+        with BlobCache(cache_dir / "analysis.sqlite") as cache:
+            revisions = [resolve(str(repo), rev, cache_dir) for rev in ("v1", "v2", "v3")]
+            scan_revisions("vllm", revisions, cache, workers)
+            keys = {key for (key,) in cache.db.execute("SELECT key FROM piece")}
+            variants = {key for (key,) in cache.db.execute("SELECT key FROM piece_variant")}
+            assert keys == variants == newest
+            assert cache.db.execute("SELECT COUNT(*) FROM analysis").fetchone()[0] == 3  # every version's analysis
+            before = cache.stats.as_dict()
+            later = scan_with(cache, repo, "v4", cache_dir, workers)
+            after = cache.stats.as_dict()
+        assert (after["pieces_walked"] - before["pieces_walked"], after["pieces_reused"] - before["pieces_reused"]) == (1, 5)
+        assert later == scan(repo, "v4", tmp_path / f"cold{workers}")

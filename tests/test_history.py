@@ -157,3 +157,31 @@ def test_v0_kv_cache_paste_leads_to_the_curated_page(corpus_scan):
     v0, v1 = pages["4e2f73f849f6bc18"], pages["bdaa78831d773037"]
     assert not v0.current and v0.entry is not None and v0.entry is v1.entry
     assert v0.entry.slug == "kv-cache-too-small-for-max-model-len"
+
+
+def test_candidates_rule_out_only_pairs_that_cannot_be_alike_enough():
+    """``_Candidates.plausible`` against the plain rule: every text whose difflib ratio
+    reaches MOVED_RATIO is among the plausible ones, and so is every text the pairwise
+    bounds (length, character counts) let through."""
+    import difflib
+    import random
+
+    from generator.history import MOVED_RATIO, _Candidates, _may_reach
+
+    rng = random.Random(7)
+    words = "the model max seq len is larger than kv cache blocks tokens ( ) : , gpu memory".split()
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 14))) for _ in range(300)]
+    texts += [t.replace("the", "a", 1) for t in texts[:100]]  # near copies
+    literal = {f"id{i}": t for i, t in enumerate(texts)}
+    candidates = _Candidates(list(literal), literal)
+    alike = bounded = 0
+    for text in texts[:60]:
+        plausible = set(candidates.plausible(text))
+        for other_id, other in literal.items():
+            if _may_reach(text, other, MOVED_RATIO):
+                bounded += 1
+                assert other_id in plausible
+            if difflib.SequenceMatcher(None, text, other, autojunk=False).ratio() >= MOVED_RATIO:
+                alike += 1
+                assert other_id in plausible
+    assert alike > 60 and bounded > alike  # the texts themselves, and near copies
