@@ -23,7 +23,7 @@ from generator.pieces import scan_file
 from generator.sources import BlobReader, Revision, python_files
 
 Progress = Callable[[int, int], None]  # (done, total)
-_STORE_EVERY = 1000  # blobs analysed
+_STORE_EVERY = 4000  # blobs analysed (a commit waits on the disk: not too often)
 _BY_PLACE = operator.attrgetter("path", "line")
 
 

@@ -40,6 +40,7 @@ than that in the bookkeeping of the many more pieces.)
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import re
@@ -347,14 +348,12 @@ def _quiet_functions(pieces: list[Piece]) -> dict[int, str]:
     return own
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _quiet_outline(kind: str, name: str) -> dict:
-    """What ``outline`` would find for a quiet function."""
+    """What ``outline`` would find for a quiet function (shared: an outline is only read)."""
     return {"stmts": [["def", name]], "tail": 0, "name": None, "constants": [],
             "classes": [["", []]] if kind == "member" else []}
 
-
-# What a walk of a quiet function finds: nothing that another piece reads.
-_QUIET_VARIANT = {"reads": [], "sites": [], "reraises": 0, "raised": [], "classes": []}
 
 
 # --- parsing and outlines --------------------------------------------------------------
@@ -649,7 +648,7 @@ def scan_file(data: bytes, lookup: Lookup) -> FileResult:
         found_outline = outlines[index]
         if index in quiet:
             result.stats["quiet"] += 1
-            _advance(states, piece, found_outline, _QUIET_VARIANT, None)
+            _advance_quiet(states, piece.kind, quiet[index])
             continue
         variant = next(
             (v for v in stored[piece.key].variants if all(context.holds(r, states) for r in v["reads"])), None
@@ -750,6 +749,18 @@ def _skip(state: State | None, names: list[str]) -> State | None:
             state = {}
         state = _without(state, name)
     return state
+
+
+def _advance_quiet(states: _States, kind: str, name: str) -> None:
+    """``_advance`` over a quiet function: its def unbinds its name (most pieces: kept short)."""
+    if kind == "module":
+        state = states.module
+        after = states.module = _without({} if state is None else state, name)
+    else:
+        state = states.klass
+        after = states.klass = _without({} if state is None else state, name)
+    if after is not state:
+        states._fingerprints.clear()
 
 
 def _advance(states: _States, piece: Piece, found_outline: dict, variant: dict, live: dict | None) -> None:
