@@ -35,7 +35,7 @@ def scan_all(revisions, cache_path: Path, workers: int) -> tuple[float, dict[str
         catalogs = [catalog.to_json() for catalog in scan_revisions("vllm", revisions, cache, workers)]
         stats = cache.stats.as_dict()
     if len(catalogs) > 1:
-        assemble_history(catalogs)
+        assemble_history(catalogs, workers)
     return time.perf_counter() - start, stats
 
 

@@ -177,7 +177,7 @@ def run_scan(config: Config, args: argparse.Namespace) -> int:
         return 0
     # Several releases: one pass, one blob cache, and the history of their errors.
     catalogs = [catalog.to_json() for _, catalog in scan_catalogs(config, args, revs)]
-    history = assemble_history(catalogs)
+    history = assemble_history(catalogs, args.workers or os.cpu_count() or 1)
     write_atomically(args.out, json.dumps(history, indent=1, ensure_ascii=False) + "\n")
     if args.out != "-":
         stats = history["stats"]
@@ -327,7 +327,8 @@ def run_build(config: Config, args: argparse.Namespace) -> int:
     from generator.verify import load_records
 
     site = SiteInput(catalog=catalog.to_json(), entries=entries, engine_args=engine_args, issues_url=config.issues_url,
-                     releases=releases, verifications=load_records(config.root / "errors" / "verifications"))
+                     releases=releases, verifications=load_records(config.root / "errors" / "verifications"),
+                     workers=args.workers or os.cpu_count() or 1)
     try:
         pages = build_site(mkdocs_file, site, out)
     except BuildError as exc:

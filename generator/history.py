@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import functools
 import math
+import multiprocessing
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -205,13 +206,40 @@ def version_ranges(versions: list[str], releases: list[str]) -> list[str]:
     return ranges
 
 
-def assemble_history(catalogs: list[dict]) -> dict:
-    """Catalogs of releases, oldest first → every error ever raised, with ranges and lineage."""
+def assemble_history(catalogs: list[dict], workers: int = 1) -> dict:
+    """Catalogs of releases, oldest first → every error ever raised, with ranges and lineage.
+
+    ``workers`` > 1 links pairs of releases in that many processes (``link_releases``).
+    """
     with collector_paused():
-        return _assemble_history(catalogs)
+        return _assemble_history(catalogs, link_releases(catalogs, workers))
 
 
-def _assemble_history(catalogs: list[dict]) -> dict:
+def link_releases(catalogs: list[dict], workers: int = 1) -> list[Link]:
+    """``link_errors`` of each release and the next, in order; in ``workers`` forked
+    processes when more than one (they inherit the catalogs, and send back only links)."""
+    pairs = len(catalogs) - 1
+    if workers <= 1 or pairs < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [link for old, new in zip(catalogs, catalogs[1:]) for link in link_errors(old, new)]
+    global _LINKING
+    _LINKING = catalogs
+    try:
+        with multiprocessing.get_context("fork").Pool(min(workers, pairs)) as pool:
+            found = pool.map(_link_pair, range(pairs), chunksize=1)
+    finally:
+        _LINKING = None
+    return [link for links in found for link in links]
+
+
+_LINKING: list[dict] | None = None  # the catalogs link_releases' processes inherit
+
+
+def _link_pair(index: int) -> list[Link]:
+    assert _LINKING is not None
+    return link_errors(_LINKING[index], _LINKING[index + 1])
+
+
+def _assemble_history(catalogs: list[dict], links: list[Link]) -> dict:
     releases = [c["revision"] for c in catalogs]
     errors: dict[str, dict] = {}
     for catalog in catalogs:
@@ -230,7 +258,6 @@ def _assemble_history(catalogs: list[dict]) -> dict:
             entry["versions"].append(catalog["revision"])
             entry["template"] = error["template"]  # the newest wording
             entry["sites"][catalog["revision"]] = [{"path": s["path"], "line": s["line"], "function": s["function"]} for s in error["sites"]]
-    links = [link for old, new in zip(catalogs, catalogs[1:]) for link in link_errors(old, new)]
     for error in errors.values():
         error["ranges"] = version_ranges(error["versions"], releases)
         error["first"] = error["versions"][0]

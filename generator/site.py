@@ -37,6 +37,7 @@ class SiteInput:
     issues_url: str = "https://github.com/errorkb/errorkb/issues/new"
     verifications: dict | None = None  # entry slug -> record
     releases: list[dict] | None = None  # catalogs of every covered release, oldest first (the pin among them)
+    workers: int = 1  # processes to link the releases' errors with
 
 
 def write_json(path: Path, data) -> None:
@@ -57,7 +58,7 @@ def render_docs(site: SiteInput, docs: Path) -> list[ErrorPage]:
     env = environment()
     catalog = site.catalog
     releases = site.releases or [catalog]
-    history = assemble_history(releases) if len(releases) > 1 else None
+    history = assemble_history(releases, site.workers) if len(releases) > 1 else None
     pages = build_pages(catalog, site.entries, site.engine_args, site.verifications, history)
     known = {p.id for p in pages}
     for page in pages:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from generator.cache import BlobCache
 from generator.catalog import catalog_json, scan_revision
-from generator.history import assemble_history, drift, link_errors, version_ranges
+from generator.history import assemble_history, drift, link_errors, link_releases, version_ranges
 from generator.sources import resolve
 from gitrepo import tagged_repo
 from test_corpus import MAMBA, RELEASES
@@ -185,3 +185,15 @@ def test_candidates_rule_out_only_pairs_that_cannot_be_alike_enough():
                 alike += 1
                 assert other_id in plausible
     assert alike > 60 and bounded > alike  # the texts themselves, and near copies
+
+
+def test_releases_linked_in_several_processes_give_the_same_history(tmp_path):
+    v3 = {"vllm/a.py": V2["vllm/a.py"].replace("too high", "far too high"), "vllm/b.py": V2["vllm/b.py"]}
+    repo = tagged_repo(tmp_path / "r", {"v1": V1, "v2": V2, "v3": v3})
+    with BlobCache(tmp_path / "c" / "analysis.sqlite") as cache:
+        releases = [json.loads(catalog_json(scan_revision("vllm", resolve(str(repo), rev, tmp_path / "c"), cache)))
+                    for rev in ("v1", "v2", "v3")]
+    alone = assemble_history(releases)
+    assert alone["stats"]["links"] == 3  # v1 → v2: reworded and retyped; v2 → v3: the limit reworded again
+    assert assemble_history(releases, workers=2) == alone
+    assert link_releases(releases, 2) == link_releases(releases) == link_errors(*releases[:2]) + link_errors(*releases[1:])
