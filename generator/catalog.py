@@ -98,8 +98,8 @@ class _Analyser:
         outlines: dict[str, dict | None] = {}
         variants: list[tuple[str, dict]] = []
         keys: list[str] = []
-        for blob in chain:
-            result = scan_file(self.reader.read(blob), self.pieces.lookup)
+        for blob, data in zip(chain, self.reader.read_many(chain)):
+            result = scan_file(data, self.pieces.lookup)
             self.pieces.learn(result)
             rows.add_analysis(blob, result.scan.to_json())
             outlines.update(result.outlines)

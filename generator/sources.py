@@ -471,6 +471,9 @@ def python_files(revision: Revision, prefix: str = "vllm/") -> list[tuple[str, s
     return files
 
 
+_ASK_AT_ONCE = 64  # blob ids written to git cat-file before reading its answers
+
+
 class BlobReader:
     """Reads blobs through one persistent ``git cat-file --batch`` process (not thread-safe)."""
 
@@ -483,16 +486,34 @@ class BlobReader:
         )
 
     def read(self, sha: str) -> bytes:
+        return self.read_many([sha])[0]
+
+    def read_many(self, shas: list[str]) -> list[bytes]:
+        """The blobs, asked for at once: one round trip to git instead of one each."""
         if self._proc is None:
             raise ValueError("BlobReader is closed")
-        if not _OBJECT_ID_RE.match(sha):
-            raise ValueError(f"not an object id: {sha!r}")
+        for sha in shas:
+            if not _OBJECT_ID_RE.match(sha):
+                raise ValueError(f"not an object id: {sha!r}")
         assert self._proc.stdin is not None and self._proc.stdout is not None
-        try:
-            self._proc.stdin.write(sha.encode() + b"\n")
-            self._proc.stdin.flush()
-        except BrokenPipeError:
-            raise SourceError(f"git cat-file in {self.repo_path} stopped; check the repository") from None
+        found: list[bytes] = []
+        # In batches: the answers wait in a pipe while the questions are written.
+        for start in range(0, len(shas), _ASK_AT_ONCE):
+            batch = shas[start : start + _ASK_AT_ONCE]
+            try:
+                self._proc.stdin.write(b"".join(sha.encode() + b"\n" for sha in batch))
+                self._proc.stdin.flush()
+            except BrokenPipeError:
+                raise SourceError(f"git cat-file in {self.repo_path} stopped; check the repository") from None
+            try:
+                found.extend(self._answer(sha) for sha in batch)
+            except SourceError:
+                self.close()  # the answers left in the pipe would be taken for the next ones
+                raise
+        return found
+
+    def _answer(self, sha: str) -> bytes:
+        assert self._proc is not None and self._proc.stdout is not None
         header = self._proc.stdout.readline()
         fields = header.split()
         if len(fields) != 3:

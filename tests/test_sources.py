@@ -91,6 +91,23 @@ def test_local_repository(upstream: Path, tmp_path: Path) -> None:
         "vllm/engine/deep/nested.py"]
 
 
+def test_blobs_read_many_at_once(upstream: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import generator.sources as sources_module
+
+    monkeypatch.setattr(sources_module, "_ASK_AT_ONCE", 2)  # several batches
+    revision = resolve(str(upstream), "v0.2.0", tmp_path / "cache")
+    files = python_files(revision)
+    expected = expected_v2()
+    with BlobReader(revision.repo_path) as reader:
+        shas = [sha for _, sha in files] + [files[0][1]]  # a blob twice too
+        assert reader.read_many(shas) == [expected[path] for path, _ in files] + [expected[files[0][0]]]
+        assert reader.read(files[1][1]) == expected[files[1][0]]  # one at a time after: still in step
+        with pytest.raises(SourceError, match="is not in"):
+            reader.read_many([files[0][1], "0" * 40, files[1][1]])
+        with pytest.raises(ValueError, match="closed"):  # answers were left unread: not used again
+            reader.read(files[0][1])
+
+
 def test_relative_path_and_bare_repository(upstream: Path, tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     bare = tmp_path / "bare.git"
