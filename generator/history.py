@@ -171,7 +171,8 @@ class _Candidates:
     def __init__(self, ids: list[str], literal: dict[str, str]):
         self.ids = sorted(ids, key=lambda i: len(literal[i]))
         self.sizes = numpy.array([len(literal[i]) for i in self.ids], dtype=numpy.int64)
-        self.coarse = numpy.array([_coarse(literal[i]) for i in self.ids], dtype=numpy.int64).reshape(len(self.ids), len(_COMMON) + 1)
+        coarse = [_coarse(literal[i]) for i in self.ids]
+        self.coarse = numpy.array(coarse, dtype=numpy.int64).reshape(len(self.ids), len(_COMMON) + 1)
 
     def plausible(self, text: str) -> list[str]:
         """Those whose length gives real_quick_ratio >= MOVED_RATIO (and a few more: it is
