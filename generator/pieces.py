@@ -72,10 +72,13 @@ class _Lines:
         return next((at for at, _ in self.finditer(text, begin, end)), None)
 
 
-# A column-0 line that starts a piece: a decorator, a def or a class.
-_TOP = _Lines(r"(?:(@)|(?:def|async|class)\b)")
+# A column-0 line that starts a piece: a decorator, a def or a class, its name and what
+# follows the name in a statement (so that a docstring's "async EPLB is ..." or "class of
+# models" starts none: such a cut would not parse, and the file would be walked whole).
+_STATEMENT = r"(?:(@)|(?:(?:async[ \t]+)?def|class)(?=[ \t]+\w+[ \t]*[(:\[]))"
+_TOP = _Lines(_STATEMENT)
 # The same for the members of a top-level class, indented by four spaces.
-_MEMBER = _Lines(r"    (?:(@)|(?:def|async|class)\b)")
+_MEMBER = _Lines("    " + _STATEMENT)
 # A column-0 line that may start a statement: a class's body ends before it.
 _TOP_CODE = _Lines(r"[^\s#)\]}]")
 

@@ -81,6 +81,29 @@ def test_no_cut_after_a_backslash_nor_in_a_file_with_carriage_returns():
     assert split("def f():\r\n    pass\r\ndef g(): pass\r\n") == []
 
 
+def test_prose_at_the_start_of_a_line_cuts_nothing():
+    """A docstring line that starts with "async", "def" or "class" and reads as prose is no
+    def or class: a cut there would not parse, and the whole file would be walked."""
+    code = textwrap.dedent('''\
+        class Config:
+            window: int = 1
+            """Records loads. Migrations are only done in
+            async EPLB, and are off by default; the
+            class of models that use it, and the
+            def ault value, are listed below."""
+
+            def check(self):
+                if self.window < 1:
+                    raise ValueError(f"window ({self.window}) must be positive")
+        """
+        class of the module: a module docstring after the class
+        """
+    ''')
+    pieces = split(code)
+    assert [(p.kind, p.first_line) for p in pieces] == [("header", 1), ("member", 8)]  # the tail with the member
+    assert scanned(code).stats["whole"] == 0
+
+
 # --- the same sites as the whole-file walk ------------------------------------------
 
 
