@@ -8,7 +8,7 @@ are its outline and its variants (``generator.pieces``): a blob not seen before 
 only the pieces of it not seen before. Analyses and pieces are stored with
 ``marshal``, several times quicker than JSON both ways (and as private to this Python
 as the analyses are: its version is part of the fingerprint). One SQLite file: many
-small rows, read in a few queries, written a transaction per thousand blobs analysed.
+small rows, read in a few queries, written a transaction per few thousand blobs analysed.
 """
 
 from __future__ import annotations
@@ -163,9 +163,10 @@ class PieceStore:
     """Stored pieces as ``scan_file`` looks them up, kept in memory while they are in use.
 
     A worker process opens its own (read-only) connection: only the main process writes,
-    once the work is done. The store is emptied before each file's chain of versions
-    (``catalog.analyse_chains``): it holds the pieces the versions before had, which are
-    what the next one asks for.
+    every few thousand blobs, while the workers go on. The store is emptied before each
+    file's chain of versions (``catalog.analyse_chains``), and ``refresh`` then takes in
+    what was stored since: it holds the pieces the versions before had, which are what
+    the next one asks for.
     """
 
     def __init__(self, db: sqlite3.Connection, fingerprint: str):
