@@ -16,10 +16,10 @@ from pathlib import Path
 
 from common import ROOT, pin_catalog, source_parser
 
-from generator.engine_args import engine_args_at  # noqa: E402
-from generator.entries import load_entries  # noqa: E402
-from generator.pages import Flag  # noqa: E402
-from generator.site import SiteInput, build_site  # noqa: E402
+from generator.vllm.engine_args import engine_args_at  # noqa: E402
+from generator.entries.load import load_entries  # noqa: E402
+from generator.site.pages import Flag  # noqa: E402
+from generator.site.build import SiteInput, build_site  # noqa: E402
 
 
 def timed_build(catalog: dict, entries, args, out: Path) -> tuple[float, int, list[int]]:

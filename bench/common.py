@@ -26,9 +26,9 @@ def source_parser(doc: str, rev: bool = True) -> argparse.ArgumentParser:
 
 def pin_catalog(args: argparse.Namespace):
     """The resolved revision and its catalog as JSON data (scanned through the cache)."""
-    from generator.cache import BlobCache
-    from generator.catalog import catalog_json, scan_revision
-    from generator.sources import resolve
+    from generator.scan.cache import BlobCache
+    from generator.scan.catalog import catalog_json, scan_revision
+    from generator.scan.sources import resolve
 
     revision = resolve(args.source, args.rev, args.cache_dir)
     with BlobCache(args.cache_dir / "analysis.sqlite") as cache:

@@ -23,11 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import source_parser  # noqa: E402
 
-from generator.cache import BlobCache  # noqa: E402
-from generator.catalog import scan_revisions  # noqa: E402
+from generator.scan.cache import BlobCache  # noqa: E402
+from generator.scan.catalog import scan_revisions  # noqa: E402
 from generator.config import load_config  # noqa: E402
-from generator.history import assemble_history  # noqa: E402
-from generator.sources import python_files, resolve  # noqa: E402
+from generator.history.lineage import assemble_history  # noqa: E402
+from generator.scan.sources import python_files, resolve  # noqa: E402
 
 
 def scan_all(revisions, cache_path: Path, workers: int) -> tuple[float, dict[str, int]]:

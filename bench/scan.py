@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import source_parser  # noqa: E402
 
-from generator.cache import BlobCache  # noqa: E402
-from generator.catalog import scan_revision  # noqa: E402
-from generator.sources import BlobReader, python_files, resolve  # noqa: E402
+from generator.scan.cache import BlobCache  # noqa: E402
+from generator.scan.catalog import scan_revision  # noqa: E402
+from generator.scan.sources import BlobReader, python_files, resolve  # noqa: E402
 
 
 def _parse(item: tuple[str, bytes]) -> int:

@@ -22,10 +22,10 @@ sys.path.insert(0, str(ROOT))
 
 from bench.common import pin_catalog, source_parser  # noqa: E402
 from generator.config import load_config  # noqa: E402
-from generator.entries import load_entries  # noqa: E402
-from generator.harness import ForkServerRunner, ProcessRunner  # noqa: E402
-from generator.verify import TIER_ENV, plan, requests_for  # noqa: E402
-from generator.vllm_env import require_vllm_python  # noqa: E402
+from generator.entries.load import load_entries  # noqa: E402
+from generator.repro.harness import ForkServerRunner, ProcessRunner  # noqa: E402
+from generator.repro.verify import TIER_ENV, plan, requests_for  # noqa: E402
+from generator.vllm.env import require_vllm_python  # noqa: E402
 
 
 def main() -> int:

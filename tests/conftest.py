@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.models import FileScan, RaiseSite
-from generator.scanner import scan_source
+from generator.scan.records import FileScan, RaiseSite
+from generator.scan.walker import scan_source
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,9 +51,9 @@ def session_cache(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def corpus_scan(corpus_bundle, session_cache):
     """Scan a release of the corpus (once per session); its catalog as JSON data."""
-    from generator.cache import BlobCache
-    from generator.catalog import catalog_json, scan_revision
-    from generator.sources import resolve
+    from generator.scan.cache import BlobCache
+    from generator.scan.catalog import catalog_json, scan_revision
+    from generator.scan.sources import resolve
 
     done: dict[str, dict] = {}
 
@@ -70,7 +70,7 @@ def corpus_scan(corpus_bundle, session_cache):
 @pytest.fixture(scope="session")
 def pin_matcher(corpus_scan):
     """The lookup matcher over v0.33.0 of the corpus."""
-    from generator.lookup import matcher_from_catalogs
+    from generator.lookup.match import matcher_from_catalogs
 
     return matcher_from_catalogs([corpus_scan("v0.33.0")])
 
@@ -78,11 +78,11 @@ def pin_matcher(corpus_scan):
 @pytest.fixture(scope="session")
 def corpus_site(corpus_scan, corpus_bundle, session_cache, tmp_path_factory):
     """The full site of v0.33.0 from the corpus, with the repository's entries: (out, pages, catalog)."""
-    from generator.engine_args import engine_args_at
-    from generator.entries import load_entries
-    from generator.pages import Flag
-    from generator.site import SiteInput, build_site
-    from generator.sources import resolve
+    from generator.vllm.engine_args import engine_args_at
+    from generator.entries.load import load_entries
+    from generator.site.pages import Flag
+    from generator.site.build import SiteInput, build_site
+    from generator.scan.sources import resolve
 
     catalog = corpus_scan("v0.33.0")
     entries, problems = load_entries(ROOT / "errors", ROOT)
@@ -90,7 +90,7 @@ def corpus_site(corpus_scan, corpus_bundle, session_cache, tmp_path_factory):
     revision = resolve(str(corpus_bundle), "v0.33.0", session_cache)
     args = {a.name: Flag(a.name, a.flag, a.type, a.default, a.help) for a in engine_args_at(revision)}
     out = tmp_path_factory.mktemp("corpus-site") / "site"
-    from generator.verify import load_records
+    from generator.repro.verify import load_records
 
     site = SiteInput(catalog=catalog, entries=entries, engine_args=args,
                      verifications=load_records(ROOT / "errors" / "verifications"))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.lookup import clean_paste
+from generator.lookup.match import clean_paste
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -317,7 +317,7 @@ def _python_patterns() -> list[tuple[str, str]]:
     """Every pattern the port runs, in Python syntax, with its flags."""
     import html
 
-    from generator import lookup
+    from generator.lookup import match as lookup
 
     index_rules = lookup.compact_index([])["rules"]
     patterns = [(index_rules["ansi"], ""), (index_rules["chatter"], ""), (index_rules["chatter_keep"], "i")]
@@ -332,7 +332,7 @@ def test_ported_rules_are_in_sync():
     import html
     import re
 
-    from generator import lookup
+    from generator.lookup import match as lookup
 
     js = (ROOT / "templates" / "assets" / "lookup.js").read_text(encoding="utf-8")
     for name in ("MAX_TEXT_CHARS", "MAX_GRAMS_PER_ENTRY", "STOP_GRAM_ENTRIES", "MAX_CANDIDATES", "MIN_LITERAL",
@@ -500,8 +500,8 @@ def test_catalog_markup_stays_text(browser, site_url):
 @pytest.fixture(scope="session")
 def hostile_site_url(tmp_path_factory):
     """A small site whose message and entry hold markup, script and javascript: links."""
-    from generator.entries import load_entries
-    from generator.site import SiteInput, build_site
+    from generator.entries.load import load_entries
+    from generator.site.build import SiteInput, build_site
     from test_site import CATALOG, ENGINE_ARGS, ENTRY
 
     root = tmp_path_factory.mktemp("hostile")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.cache import BlobCache, PieceStore, Rows
+from generator.scan.cache import BlobCache, PieceStore, Rows
 
 
 def rows_of(pieces: dict[str, dict]) -> Rows:

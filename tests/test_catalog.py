@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from generator.cache import BlobCache
-import generator.catalog as catalog_module
-from generator.catalog import catalog_json, new_versions, scan_revision, scan_revisions
-from generator.pieces import scan_file
-from generator.sources import resolve
+from generator.scan.cache import BlobCache
+import generator.scan.catalog as catalog_module
+from generator.scan.catalog import catalog_json, new_versions, scan_revision, scan_revisions
+from generator.scan.incremental import scan_file
+from generator.scan.sources import resolve
 from gitrepo import tagged_repo
 
 LIMIT = '''\

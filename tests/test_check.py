@@ -12,8 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from generator.check import check_entries, links, vllm_flags
-from generator.entries import SCHEMA_FILE, SCHEMA_LINE, load_entries
+from generator.entries.check import check_entries, links, vllm_flags
+from generator.entries.load import SCHEMA_FILE, SCHEMA_LINE, load_entries
 
 ROOT = Path(__file__).resolve().parents[1]
 BAD = ROOT / "tests" / "data" / "bad-entries"
@@ -196,8 +196,8 @@ def test_errorkb_check_lists_every_problem_and_exits_1(corpus_bundle, session_ca
 def test_errorkb_new_writes_a_skeleton_and_refuses_to_overwrite(corpus_bundle, session_cache, tmp_path):
     from jsonschema import Draft202012Validator
 
-    from generator.engine_args import serve_flags_at
-    from generator.sources import resolve
+    from generator.vllm.engine_args import serve_flags_at
+    from generator.scan.sources import resolve
 
     paste = json.loads(MAMBA_PASTE.read_text(encoding="utf-8"))["paste"]
     folder = tmp_path / "errors"

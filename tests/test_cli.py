@@ -85,7 +85,7 @@ def test_console_script_is_installed():
 def test_writing_to_dev_null_leaves_it_a_device():
     import stat
 
-    from generator.cli import write_atomically
+    from generator.cli.main import write_atomically
 
     write_atomically("/dev/null", "{}\n")
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode), "/dev/null was replaced by a plain file"

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 
-from generator.messages import error_id, normalize_template
+from generator.scan.ids import error_id, normalize_template
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASES = (

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from generator.engine_args import (
+from generator.vllm.engine_args import (
     EngineArg,
     engine_args_at,
     parse_engine_args,
@@ -491,7 +491,7 @@ def test_frontend_flags_from_add_argument_calls():
 
 @pytest.fixture(scope="module")
 def revisions(corpus_bundle, session_cache):
-    from generator.sources import resolve
+    from generator.scan.sources import resolve
 
     return {rev: resolve(str(corpus_bundle), rev, session_cache) for rev in ("v0.33.0", "v0.4.1")}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.entries import (
+from generator.entries.load import (
     SCHEMA_LINE,
     Problem,
     involved_args,
@@ -203,7 +203,7 @@ def test_title_and_slug_come_from_the_message_start(template, title, slug):
 
 
 def test_involved_args_are_engine_args_named_by_the_error():
-    from generator.engine_args import EngineArg
+    from generator.vllm.engine_args import EngineArg
 
     def arg(name):
         return EngineArg(name, "--" + name.replace("_", "-"), "int", "1", "", "", "", False)

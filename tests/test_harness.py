@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.harness import CaseRequest, ForkServerRunner, ProcessRunner, Progress
-from generator.reproduce import ReproCase
+from generator.repro.harness import CaseRequest, ForkServerRunner, ProcessRunner, Progress
+from generator.repro.cases import ReproCase
 
 
 def python_case(code: str, role: str = "error", timeout_s: float = 30, **extra) -> ReproCase:
@@ -154,7 +154,7 @@ def test_the_fork_server_reports_what_it_preloaded():
 
 
 def test_a_preload_that_fails_stops_the_server_with_the_module_named():
-    from generator.harness import HarnessError
+    from generator.repro.harness import HarnessError
 
     with pytest.raises(HarnessError, match="no_such_module_xyz"):
         ForkServerRunner(sys.executable, preload=("no_such_module_xyz",)).start()
@@ -173,7 +173,7 @@ def test_ray_runs_each_case_as_a_task(tmp_path):
         import ray  # noqa: F401
     except ImportError:
         pytest.fail("Ray is missing: pip install -e '.[test]' installs it (the --executor ray tests need a local Ray)")
-    from generator.harness import RayRunner
+    from generator.repro.harness import RayRunner
 
     runner = RayRunner(sys.executable)
     try:
@@ -212,7 +212,7 @@ def fake_gpu(tmp_path, monkeypatch):
 
 
 def test_gpu_snapshot_reads_nvidia_smi(fake_gpu):
-    from generator.harness import gpu_snapshot
+    from generator.repro.harness import gpu_snapshot
 
     assert gpu_snapshot() == [{"index": 0, "name": "NVIDIA L4", "used_mib": 1200, "total_mib": 23034,
                                "driver": "550.54.15", "compute_capability": 8.9}]

@@ -7,10 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from generator.cache import BlobCache
-from generator.catalog import catalog_json, scan_revision
-from generator.history import assemble_history, drift, link_errors, link_releases, version_ranges
-from generator.sources import resolve
+from generator.scan.cache import BlobCache
+from generator.scan.catalog import catalog_json, scan_revision
+from generator.history.lineage import assemble_history, drift, link_errors, link_releases, version_ranges
+from generator.scan.sources import resolve
 from gitrepo import tagged_repo
 from test_corpus import MAMBA, RELEASES
 
@@ -119,7 +119,7 @@ def test_drift_between_the_last_two_releases(corpus_bundle, session_cache, corpu
 
 
 def test_site_keeps_pages_of_past_errors_with_lineage_and_release_pages(tmp_path):
-    from generator.site import SiteInput, build_site
+    from generator.site.build import SiteInput, build_site
 
     v1, v2 = catalogs(tmp_path)
     out = tmp_path / "site"
@@ -138,9 +138,9 @@ def test_site_keeps_pages_of_past_errors_with_lineage_and_release_pages(tmp_path
 
 
 def test_v0_kv_cache_paste_leads_to_the_curated_page(corpus_scan):
-    from generator.entries import load_entries
-    from generator.lookup import compact_index, matcher_from_index
-    from generator.pages import build_pages
+    from generator.entries.load import load_entries
+    from generator.lookup.match import compact_index, matcher_from_index
+    from generator.site.pages import build_pages
 
     releases = [corpus_scan(rev) for rev in RELEASES]
     matcher = matcher_from_index(compact_index(releases))
@@ -166,7 +166,7 @@ def test_candidates_rule_out_only_pairs_that_cannot_be_alike_enough():
     import difflib
     import random
 
-    from generator.history import MOVED_RATIO, _Candidates, _may_reach
+    from generator.history.lineage import MOVED_RATIO, _Candidates, _may_reach
 
     rng = random.Random(7)
     words = "the model max seq len is larger than kv cache blocks tokens ( ) : , gpu memory".split()

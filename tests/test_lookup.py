@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.lookup import Matcher, LookupError_, clean_paste, error_title, split_template, squash
+from generator.lookup.match import Matcher, LookupError_, clean_paste, error_title, split_template, squash
 
 DATA = Path(__file__).resolve().parent / "data"
 VECTORS = json.loads((DATA / "lookup_vectors.json").read_text(encoding="utf-8"))

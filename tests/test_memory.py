@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from generator import memory
-from generator.cli import main
+from generator.memory import calculator as memory
+from generator.cli.main import main
 from generator.config import load_config
-from generator.memory import GIB, MemoryInputError, ServeSettings, calculate, layer_caches, read_config
+from generator.memory.calculator import GIB, MemoryInputError, ServeSettings, calculate, layer_caches, read_config
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = sorted(p.parent for p in (ROOT / "models").glob("*/config.json"))
@@ -262,7 +262,7 @@ def agreement_cases() -> list[dict]:
 @pytest.fixture(scope="module")
 def vllm_results():
     """What the pinned vLLM computes for every case; fails (never skips) when it is not installed."""
-    from generator.vllm_env import VllmMissing, require_vllm_python
+    from generator.vllm.env import VllmMissing, require_vllm_python
 
     try:
         python = require_vllm_python(load_config(ROOT / "errorkb.toml"))

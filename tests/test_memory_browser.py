@@ -2,7 +2,7 @@
 
 The site is built from the corpus (see tests/test_browser.py for the server and browser);
 on a memory error's page ``window.errorkbMemory`` must return exactly what
-``generator.memory.calculate(...).to_json()`` returns: for the shared vectors of
+``generator.memory.calculator.calculate(...).to_json()`` returns: for the shared vectors of
 tests/data/memory_vectors.json, and for settings drawn at random (fixed seed) over every
 bundled model, GPU and flag.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import memory
-from generator.memory import GIB, MemoryInputError, ServeSettings, bundled_models, calculate
+from generator.memory import calculator as memory
+from generator.memory.calculator import GIB, MemoryInputError, ServeSettings, bundled_models, calculate
 from test_browser import browser, served_site, site_url  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,5 @@
-from generator.messages import Hole, error_id, identity, normalize_template, render
+from generator.scan.ids import error_id, identity, normalize_template
+from generator.scan.templates import Hole, render
 
 
 def test_render_doubles_literal_braces_and_writes_holes():

@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
-from generator.pieces import FileResult, Piece, Stored, quiet_function, scan_file, split
-from generator.scanner import scan_source
+from generator.scan.incremental import FileResult, Piece, Stored, quiet_function, scan_file, split
+from generator.scan.walker import scan_source
 
 
 class Store:
@@ -431,7 +431,7 @@ def test_loud_finds_what_its_regular_expression_finds():
     import random
     import re
 
-    from generator.pieces import _loud
+    from generator.scan.incremental import _loud
 
     pattern = re.compile(r"\b(?:raise|assert)\b|\n[ \t]*class\b")
     words = ["raise", "assert", "class", " ", "\n", "\t", "_", "a", "é", "1", "(", "@", "\n  ", "#"]
@@ -446,7 +446,7 @@ def test_corpus_files_give_the_whole_file_walk(corpus_bundle, session_cache, rev
     """Real files, quiet functions and all: a sample of a corpus release, walked piece by
     piece (with an empty store, and again with the pieces it stored), gives what the
     whole-file walk gives."""
-    from generator.sources import BlobReader, python_files, resolve
+    from generator.scan.sources import BlobReader, python_files, resolve
 
     revision = resolve(str(corpus_bundle), rev, session_cache)
     files = python_files(revision)[::6]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.reproduce import (
+from generator.repro.cases import (
     CaseRun,
     ReproCase,
     badges,

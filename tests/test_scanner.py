@@ -313,14 +313,14 @@ def test_excerpt_marks_a_long_gap():
 
 
 def test_syntax_error_is_skipped_with_reason():
-    from generator.scanner import scan_source
+    from generator.scan.walker import scan_source
 
     result = scan_source(b"def f(:\n    raise ValueError('x')\n")
     assert result.sites == [] and "does not parse" in result.skipped and "line 1" in result.skipped
 
 
 def test_nul_bytes_bad_encoding_and_huge_files_are_skipped():
-    from generator.scanner import MAX_FILE_BYTES, scan_source
+    from generator.scan.walker import MAX_FILE_BYTES, scan_source
 
     assert "NUL" in scan_source(b"raise ValueError('a')\x00\n").skipped
     assert "decoded" in scan_source(b"# -*- coding: utf-8 -*-\nraise ValueError('\xff\xfe')\n").skipped
@@ -329,7 +329,7 @@ def test_nul_bytes_bad_encoding_and_huge_files_are_skipped():
 
 
 def test_latin1_coding_cookie_is_honoured():
-    from generator.scanner import scan_source
+    from generator.scan.walker import scan_source
 
     result = scan_source("# -*- coding: latin-1 -*-\nraise ValueError('caf\xe9')\n".encode("latin-1"))
     assert result.sites[0].template == "caf\xe9"

@@ -12,9 +12,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from generator.entries import load_entries
-from generator.pages import Flag
-from generator.site import BuildError, SiteInput, build_site, render_docs
+from generator.entries.load import load_entries
+from generator.site.pages import Flag
+from generator.site.build import BuildError, SiteInput, build_site, render_docs
 from gitrepo import tagged_repo
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""generator.sources against real git repositories, bundles, clones and wheels (no mocks)."""
+"""generator.scan.sources against real git repositories, bundles, clones and wheels (no mocks)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.sources import BlobReader, Revision, SourceError, python_files, resolve
+from generator.scan.sources import BlobReader, Revision, SourceError, python_files, resolve
 from conftest import CORPUS_BUNDLE
 from gitrepo import commit_all, git, write
 
@@ -92,7 +92,7 @@ def test_local_repository(upstream: Path, tmp_path: Path) -> None:
 
 
 def test_blobs_read_many_at_once(upstream: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import generator.sources as sources_module
+    import generator.scan.sources as sources_module
 
     monkeypatch.setattr(sources_module, "_ASK_AT_ONCE", 2)  # several batches
     revision = resolve(str(upstream), "v0.2.0", tmp_path / "cache")

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from generator.config import load_config
-from generator.entries import load_entries
-from generator.reproduce import reproductions
-from generator.verify import plan
-from generator.vllm_env import VllmMissing, require_vllm_python
+from generator.entries.load import load_entries
+from generator.repro.cases import reproductions
+from generator.repro.verify import plan
+from generator.vllm.env import VllmMissing, require_vllm_python
 
 ROOT = Path(__file__).resolve().parents[1]
 MIN_CPU_ENTRIES = 20  # the bar: entries with both cases passing on CPU

@@ -5,7 +5,7 @@
  * clean_paste → squash with an origin map → 6-gram candidate index → in-order chunk
  * verification with truncation and missing-chunk handling → wrappers, frame bonus,
  * non-vLLM rules. The matcher is built from api/lookup-index.json (written by
- * generator.lookup.compact_index); the rules that are data travel inside it, the rest
+ * generator.lookup.match.compact_index); the rules that are data travel inside it, the rest
  * is ported here. tests/test_browser.py checks that this file answers exactly as the
  * Python matcher does.
  *

@@ -4,7 +4,7 @@
  *
  * A faithful port of generator/memory.py (read its module docstring for which vLLM
  * functions each step repeats). `calculate(config, settings)` returns what
- * `generator.memory.calculate(config, settings).to_json()` returns; tests/test_memory_browser.py
+ * `generator.memory.calculator.calculate(config, settings).to_json()` returns; tests/test_memory_browser.py
  * runs the same vectors through both in headless Chromium. The data that is not code (the
  * GPU table, the bundled model configurations) travels in api/memory.json, written from
  * generator/memory.py and models/ when the site is built.

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from generator.config import Config, ConfigError, load_config
+from generator.text import shorten
 
 
 class UsageError(Exception):
@@ -81,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.set_defaults(run=run_verify)
 
     # errorkb memory: the memory calculator (generator/memory.py, generator/memory_cli.py)
-    from generator.memory_cli import add_memory_command
+    from generator.cli.memory import add_memory_command
 
     add_memory_command(commands)
     return parser
@@ -130,7 +131,7 @@ def progress_bar(label: str):
 
 
 def open_revision(config: Config, args: argparse.Namespace, rev: str | None = None):
-    from generator.sources import resolve
+    from generator.scan.sources import resolve
 
     cache_dir = args.cache_dir or config.cache_dir
     return resolve(args.source or config.source, rev or args.rev or config.rev, cache_dir), cache_dir
@@ -143,8 +144,8 @@ def scan_catalog(config: Config, args: argparse.Namespace, rev: str | None = Non
 
 def scan_catalogs(config: Config, args: argparse.Namespace, revs: list[str | None]) -> list:
     """(revision, catalog) of several releases, scanned in one pass through one cache."""
-    from generator.cache import BlobCache
-    from generator.catalog import scan_revisions
+    from generator.scan.cache import BlobCache
+    from generator.scan.catalog import scan_revisions
 
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
@@ -159,8 +160,8 @@ def scan_catalogs(config: Config, args: argparse.Namespace, revs: list[str | Non
 def run_scan(config: Config, args: argparse.Namespace) -> int:
     import json
 
-    from generator.catalog import catalog_json
-    from generator.history import assemble_history
+    from generator.scan.catalog import catalog_json
+    from generator.history.lineage import assemble_history
 
     revs = args.rev or [config.rev]
     if len(revs) == 1:
@@ -189,8 +190,8 @@ def run_scan(config: Config, args: argparse.Namespace) -> int:
 def run_drift(config: Config, args: argparse.Namespace) -> int:
     import json
 
-    from generator.entries import load_entries
-    from generator.history import drift
+    from generator.entries.load import load_entries
+    from generator.history.lineage import drift
 
     old, new = (catalog.to_json() for _, catalog in scan_catalogs(config, args, [args.old, args.new]))
     entries, _ = load_entries(config.root / "errors", config.root)
@@ -241,8 +242,8 @@ def lookup_index(config: Config, args: argparse.Namespace) -> tuple[dict, str]:
     import hashlib
     import json
 
-    from generator.cache import scanner_fingerprint
-    from generator.lookup import compact_index
+    from generator.scan.cache import scanner_fingerprint
+    from generator.lookup.match import compact_index
 
     pin = args.rev or config.rev
     revs = list(config.releases) if config.releases and pin in config.releases and not args.pin_only else [pin]
@@ -260,8 +261,8 @@ def lookup_index(config: Config, args: argparse.Namespace) -> tuple[dict, str]:
 def run_lookup(config: Config, args: argparse.Namespace) -> int:
     import json
 
-    from generator.history import version_ranges
-    from generator.lookup import matcher_from_index
+    from generator.history.lineage import version_ranges
+    from generator.lookup.match import matcher_from_index
 
     if args.top < 1:
         raise UsageError("--top must be at least 1")
@@ -290,16 +291,16 @@ def run_lookup(config: Config, args: argparse.Namespace) -> int:
         print(f"   id {data['id']} · {', '.join(version_ranges(data['versions'], index['revisions']))}{where}")
         print(f"   {data['url']}")
         for name, value in data["values"].items():
-            value = value if len(value) <= 120 else value[:117] + "..."
+            value = shorten(value, 120)
             print(f"   {{{name}}} = {value}")
     return 0
 
 
 def run_build(config: Config, args: argparse.Namespace) -> int:
-    from generator.engine_args import engine_args_at
-    from generator.entries import load_entries
-    from generator.pages import Flag
-    from generator.site import BuildError, SiteInput, build_site
+    from generator.vllm.engine_args import engine_args_at
+    from generator.entries.load import load_entries
+    from generator.site.pages import Flag
+    from generator.site.build import BuildError, SiteInput, build_site
 
     out = args.out or config.root / "site"
     mkdocs_file = config.root / "mkdocs.yml"
@@ -324,7 +325,7 @@ def run_build(config: Config, args: argparse.Namespace) -> int:
         a.name: Flag(name=a.name, flag=a.flag, type=a.type, default=a.default, help=a.help)
         for a in engine_args_at(revision)
     }
-    from generator.verify import load_records
+    from generator.repro.verify import load_records
 
     site = SiteInput(catalog=catalog.to_json(), entries=entries, engine_args=engine_args, issues_url=config.issues_url,
                      releases=releases, verifications=load_records(config.root / "errors" / "verifications"),
@@ -339,9 +340,9 @@ def run_build(config: Config, args: argparse.Namespace) -> int:
 
 
 def run_check(config: Config, args: argparse.Namespace) -> int:
-    from generator.check import check_entries
-    from generator.engine_args import serve_flags_at
-    from generator.entries import load_entries
+    from generator.entries.check import check_entries
+    from generator.vllm.engine_args import serve_flags_at
+    from generator.entries.load import load_entries
 
     folder = args.errors or config.root / "errors"
     if not folder.is_dir():
@@ -378,9 +379,9 @@ def run_check(config: Config, args: argparse.Namespace) -> int:
 
 
 def run_new(config: Config, args: argparse.Namespace) -> int:
-    from generator.engine_args import engine_args_at
-    from generator.entries import new_entry
-    from generator.lookup import matcher_from_catalogs
+    from generator.vllm.engine_args import engine_args_at
+    from generator.entries.load import new_entry
+    from generator.lookup.match import matcher_from_catalogs
 
     paste = read_paste(args.text)
     if not paste.strip():
@@ -406,11 +407,11 @@ def run_new(config: Config, args: argparse.Namespace) -> int:
 def run_verify(config: Config, args: argparse.Namespace) -> int:
     import datetime
 
-    from generator.entries import load_entries
-    from generator.harness import ForkServerRunner, HarnessError, ProcessRunner, Progress, RayRunner, gpu_snapshot
-    from generator.lookup import matcher_from_catalogs
-    from generator.verify import TIER_ENV, judge_pair, plan, problems, requests_for, unknown_selections, updated_records
-    from generator.vllm_env import VllmMissing, require_vllm_python
+    from generator.entries.load import load_entries
+    from generator.repro.harness import ForkServerRunner, HarnessError, ProcessRunner, Progress, RayRunner, gpu_snapshot
+    from generator.lookup.match import matcher_from_catalogs
+    from generator.repro.verify import TIER_ENV, judge_pair, plan, problems, requests_for, unknown_selections, updated_records
+    from generator.vllm.env import VllmMissing, require_vllm_python
 
     folder = args.errors or config.root / "errors"
     entries, entry_problems = load_entries(folder, config.root)
@@ -488,7 +489,7 @@ def run_verify(config: Config, args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from generator.sources import SourceError
+    from generator.scan.sources import SourceError
 
     parser = build_parser()
     args = parser.parse_args(argv)

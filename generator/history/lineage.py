@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy
 
-from generator.messages import normalize_template
-from generator.models import collector_paused
+from generator.scan.ids import normalize_template
+from generator.scan.records import collector_paused
 
 REWORD_RATIO = 0.6
 MOVED_RATIO = 0.85

@@ -14,13 +14,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.history import assemble_history, drift
-from generator.lookup import compact_index
-from generator.memory import CALCULATOR_ENTRIES, bundled_models, site_data
-from generator.pages import API_SCHEMA_VERSION, ErrorPage, build_pages, error_json, index_json, report_url
-from generator.render import TEMPLATES, environment
+from generator.history.lineage import assemble_history, drift
+from generator.lookup.match import compact_index
+from generator.memory.calculator import CALCULATOR_ENTRIES, bundled_models, site_data
+from generator.site.pages import API_SCHEMA_VERSION, ErrorPage, build_pages, error_json, index_json, report_url
+from generator.site.render import TEMPLATES, environment
 
-SCHEMAS = Path(__file__).resolve().parent / "schemas"
+SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
 # Fixed for reproducible output: mkdocs stamps the sitemap with this date.
 SOURCE_DATE_EPOCH = "1700000000"
 
@@ -32,8 +32,8 @@ class BuildError(Exception):
 @dataclass
 class SiteInput:
     catalog: dict  # the pin's catalog (catalog.to_json())
-    entries: list  # generator.entries.ErrorEntry
-    engine_args: dict  # name -> generator.pages.Flag
+    entries: list  # generator.entries.load.ErrorEntry
+    engine_args: dict  # name -> generator.site.pages.Flag
     issues_url: str = "https://github.com/errorkb/errorkb/issues/new"
     verifications: dict | None = None  # entry slug -> record
     releases: list[dict] | None = None  # catalogs of every covered release, oldest first (the pin among them)

@@ -3,7 +3,7 @@
 ``assemble`` is pure (files in, ``Catalog`` out). ``scan_revisions`` is the edge: it
 lists the revisions' blobs, takes what the blob cache has, analyses the rest in a
 process pool (each file's new versions in order, piece by piece, reusing the pieces
-the version before had or the cache has: ``generator.pieces``), and stores what it
+the version before had or the cache has: ``generator.scan.incremental``), and stores what it
 learnt. ``scan_revision`` is the same for one revision.
 """
 
@@ -16,11 +16,11 @@ import operator
 import os
 from typing import Callable, Iterable
 
-from generator.cache import BlobCache, PieceStore, Rows, decode_analysis
-from generator.messages import error_id, identity
-from generator.models import Catalog, ErrorRecord, FileScan, RaiseSite, collector_paused
-from generator.pieces import scan_file
-from generator.sources import BlobReader, Revision, python_files
+from generator.scan.cache import BlobCache, PieceStore, Rows, decode_analysis
+from generator.scan.ids import error_id, identity
+from generator.scan.records import Catalog, ErrorRecord, FileScan, RaiseSite, collector_paused
+from generator.scan.incremental import scan_file
+from generator.scan.sources import BlobReader, Revision, python_files
 
 Progress = Callable[[int, int], None]  # (done, total)
 _STORE_EVERY = 4000  # blobs analysed (a commit waits on the disk: not too often)

@@ -380,7 +380,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--environment"]:
         print(json.dumps(environment()))
         return 0
-    print("usage: harness_child.py --serve [--preload MOD,...] | --single REQUEST.json | --environment", file=sys.stderr)
+    print("usage: child.py --serve [--preload MOD,...] | --single REQUEST.json | --environment", file=sys.stderr)
     return 2
 
 

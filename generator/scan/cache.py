@@ -4,7 +4,7 @@ Keyed by the blob id, or the piece's key (its kind and text), and the scanner's 
 fingerprint (a hash of the scanner's source), so a change to the scanner invalidates
 what it wrote before without anyone remembering to bump a version. A blob's row is
 its whole ``FileScan``: a revision already seen costs no parse at all. A piece's rows
-are its outline and its variants (``generator.pieces``): a blob not seen before costs
+are its outline and its variants (``generator.scan.incremental``): a blob not seen before costs
 only the pieces of it not seen before. Analyses and pieces are stored with
 ``marshal``, several times quicker than JSON both ways (and as private to this Python
 as the analyses are: its version is part of the fingerprint). One SQLite file: many
@@ -22,18 +22,20 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Iterable, Iterator
 
-import generator.messages
-import generator.models
-import generator.pieces
-import generator.scanner
-from generator.pieces import FileResult, Stored
+import generator.scan.templates
+import generator.scan.records
+import generator.scan.incremental
+import generator.scan.walker
+import generator.scan.ids
+import generator.text
+from generator.scan.incremental import FileResult, Stored
 
 
 def scanner_fingerprint() -> str:
     digest = hashlib.sha256()
     # ast (and marshal, which stores the pieces) differ between Python versions
     digest.update(f"python {sys.version_info[0]}.{sys.version_info[1]}".encode())
-    for module in (generator.scanner, generator.messages, generator.models, generator.pieces):
+    for module in (generator.scan.walker, generator.scan.templates, generator.scan.ids, generator.scan.records, generator.scan.incremental, generator.text):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:16]
 

@@ -21,7 +21,9 @@ from typing import Any, Iterator
 
 import yaml
 
-SCHEMA_FILE = Path(__file__).resolve().parent / "schemas" / "entry.schema.json"
+from generator.text import fence, shorten
+
+SCHEMA_FILE = Path(__file__).resolve().parents[1] / "schemas" / "entry.schema.json"
 SCHEMA_LINE = "# yaml-language-server: $schema=../generator/schemas/entry.schema.json"
 
 Key = tuple  # a path of keys and indexes: ("solutions", 0, "commands", "vllm")
@@ -477,7 +479,7 @@ _IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")  # snak
 
 def _literal_text(template: str) -> str:
     """The message with its placeholders marked by ``_HOLE``."""
-    from generator.lookup import split_template
+    from generator.scan.ids import split_template
 
     segments, _ = split_template(template)
     return _HOLE.join(segments)
@@ -491,8 +493,7 @@ def title_from_template(exception: str, template: str, function: str = "") -> st
     text = " ".join(text.split())
     text = re.split(r"(?<=[.;!?])\s|:\s*(?:…|$)|\n", text, maxsplit=1)[0]
     text = text.strip(" .,:;…")
-    if len(text) > 100:
-        text = (text[:100].rsplit(" ", 1)[0] or text[:100]).rstrip(" .,:;") + " …"
+    text = shorten(text, 100)
     if len(re.sub(r"\W", "", text)) < 5:
         where = f" in {function}" if function and not function.startswith("<") else ""
         text = f"{exception}{where}"
@@ -519,7 +520,7 @@ def _identifiers(text: str) -> list[str]:
 
 def involved_args(error: dict, engine_args: list) -> list:
     """The engine arguments an error names (the rule the site's pages use)."""
-    from generator.pages import flags_involved
+    from generator.site.pages import flags_involved
 
     return flags_involved(error.get("template") or "", error.get("sites") or [], {a.name: a for a in engine_args})
 
@@ -547,16 +548,13 @@ def _block(lines: list[str], indent: int) -> str:
 
 
 def _fence(text: str, lang: str = "") -> list[str]:
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return [f"{ticks}{lang}", *text.split("\n"), ticks]
+    return fence(text, lang).split("\n")
 
 
 def _default_text(arg) -> str:
     default = getattr(arg, "default", "") or "unknown"
     help_ = " ".join((getattr(arg, "help", "") or "").split())
-    if len(help_) > 90:
-        help_ = help_[:90].rsplit(" ", 1)[0].rstrip(" .,;:") + " …"
+    help_ = shorten(help_, 90)
     return f"{default}" + (f" ({help_})" if help_ else "")
 
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from generator.entries import ErrorEntry
-from generator.harness import CaseRequest
-from generator.reproduce import (
+from generator.entries.load import ErrorEntry
+from generator.repro.harness import CaseRequest
+from generator.repro.cases import (
     CaseRun,
     CaseVerdict,
     Reproduction,

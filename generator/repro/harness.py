@@ -1,6 +1,6 @@
 """Running reproduction cases: the input/output edge of the harness.
 
-Three runners share one request format (``harness_child.py`` describes it):
+Three runners share one request format (``child.py`` describes it):
 
 - ``ForkServerRunner`` (CPU tier): one long-lived process of the vLLM interpreter
   imports vLLM once, then forks a child per case; a case costs about a second
@@ -28,10 +28,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.harness_child import _kill_group  # stdlib only: the same code kills groups on both sides
-from generator.reproduce import CaseRun, ReproCase
+from generator.repro.child import _kill_group  # stdlib only: the same code kills groups on both sides
+from generator.repro.cases import CaseRun, ReproCase
 
-CHILD = Path(__file__).resolve().parent / "harness_child.py"
+CHILD = Path(__file__).resolve().parent / "child.py"
 # What the cases import, loaded once by the fork server: vLLM's engine arguments and
 # configuration, its command line (and what `vllm serve` imports before it builds the
 # configuration), sampling parameters, and the quantization configs that a quantized
@@ -325,7 +325,7 @@ class RayRunner:
         self.tier = tier
         if not ray.is_initialized():
             ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                     runtime_env={"py_modules": [str(Path(__file__).resolve().parent)]} if address else None)
+                     runtime_env={"py_modules": [str(Path(__file__).resolve().parents[1])]} if address else None)
         self._remote = ray.remote(_ray_task)
         self._environment: dict = {}
 

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import jinja2
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+from generator.text import fence, unquoted
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!~-])")
 _CODE = re.compile(r"(`{3,})[^\n]*\n.*?\n\1|(`+)(?:.|\n)*?\2", re.S)
@@ -28,13 +30,6 @@ def md_text(text: str) -> str:
     """Inline text shown as it is: HTML escaped, Markdown syntax backslash-escaped."""
     text = " ".join(str(text).split())
     return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
-
-
-def fence(text: str, lang: str = "") -> str:
-    """A fenced code block that no backtick run inside ``text`` can close."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{lang}\n{text}\n{ticks}"
 
 
 def code(text: str) -> str:
@@ -73,17 +68,11 @@ def readable_guard(condition: str, width: int = 72) -> str:
     """A long condition broken before its top-level ``and``/``or``, one clause a line."""
     if len(condition) <= width:
         return condition
-    clauses, depth, quote, start, i = [], 0, "", 0, 0
-    while i < len(condition):
-        ch = condition[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
+    clauses, depth, start, resume = [], 0, 0, 0
+    for i, ch in unquoted(condition):
+        if i < resume:
+            continue  # inside the operator just split at
+        if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1
@@ -91,10 +80,8 @@ def readable_guard(condition: str, width: int = 72) -> str:
             for op in (" and ", " or "):
                 if condition.startswith(op, i):
                     clauses.append(condition[start:i])
-                    start = i + 1
-                    i += len(op) - 1
+                    start, resume = i + 1, i + len(op)
                     break
-        i += 1
     clauses.append(condition[start:])
     return "\n    ".join(c.strip() for c in clauses)
 
@@ -115,7 +102,7 @@ def evidence_tail(text: str, lines: int = 10) -> str:
     all_lines = str(text).splitlines()
     drop: set[int] = set()
     for i, line in enumerate(all_lines):
-        if "harness_child.py" in line:
+        if "harness_child.py" in line or "repro/child.py" in line:  # the child, before and after it moved
             drop.update((i, i + 1))
     kept = [line for i, line in enumerate(all_lines) if i not in drop][-lines:]
     return "\n".join(line if len(line) <= 400 else line[:399] + "…" for line in kept)

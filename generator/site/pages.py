@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from typing import Iterable
 from urllib.parse import quote
 
-from generator.lookup import error_title
-from generator.reproduce import reproduction_views, reproductions
+from generator.lookup.match import error_title
+from generator.text import error_path
+from generator.repro.cases import reproduction_views, reproductions
 
 API_SCHEMA_VERSION = 1
 PERMALINK = "https://github.com/vllm-project/vllm/blob/{tag}/{path}#L{line}"
@@ -44,9 +45,9 @@ class ErrorPage:
     meaning: str  # the curated summary, or a sentence generated from the code
     flags: list[Flag]
     versions: list[str]
-    entry: object | None = None  # generator.entries.ErrorEntry when curated
+    entry: object | None = None  # generator.entries.load.ErrorEntry when curated
     verification: dict | None = None  # the entry's record (errors/verifications/<slug>.json)
-    reproductions: list[dict] = field(default_factory=list)  # generator.reproduce.reproduction_views
+    reproductions: list[dict] = field(default_factory=list)  # generator.repro.cases.reproduction_views
     related: list[str] = field(default_factory=list)  # other ids of the same entry
     ranges: list[str] = field(default_factory=list)  # "v0.26.0 – v0.33.0"
     replaces: list[dict] = field(default_factory=list)  # lineage: {"id", "kind", "release"}
@@ -60,7 +61,7 @@ class ErrorPage:
 
     @property
     def url(self) -> str:
-        return f"errors/{self.id}/"
+        return error_path(self.id)
 
 
 def subsystem_of(path: str) -> str:
@@ -127,7 +128,7 @@ def build_pages(
 ) -> list[ErrorPage]:
     """One page per error of the catalog, curated ones with their entry.
 
-    With a ``history`` (``generator.history.assemble_history``), pages also carry
+    With a ``history`` (``generator.history.lineage.assemble_history``), pages also carry
     their releases and lineage, and every error raised in an earlier release but no
     longer at the pin gets a page too: its ids stay reachable.
     """

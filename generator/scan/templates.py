@@ -1,4 +1,4 @@
-"""Message templates: what a raised message looks like to a user, and its stable id.
+"""Message templates: what a raised message looks like to a user (its id: ``ids.py``).
 
 A template is a sequence of parts: literal text (the characters as the user will see
 them) and holes (an interpolated expression, kept as its source text). Rendered, a
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import hashlib
 import io
 import re
 import tokenize
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 import libcst as cst
+
 
 MAX_VARIANTS = 8
 _WS = re.compile(r"\s+")
@@ -84,102 +84,30 @@ def _merge_literals(parts: Iterable[Part]) -> Template:
 # --- the public id contract ------------------------------------------------------
 
 
-def placeholder_end(template: str, start: int) -> int:
-    """The index of the ``}`` closing the placeholder that opens at ``start``.
-
-    Braces nest (``{x:{width}}``); braces inside quoted strings within it do not count.
-    """
-    depth, j, quote, n = 0, start, "", len(template)
-    while j < n:
-        c = template[j]
-        if quote:
-            if c == "\\":
-                j += 2
-                continue
-            if c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-        elif c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return j
-        j += 1
-    return n
-
-
-def split_template(template: str) -> tuple[list[str], list[str]]:
-    """Literal segments and hole sources: ``a {x} b {y}`` → ``["a ", " b ", ""]``, ``["x", "y"]``.
-
-    There is always one more segment than holes; segments hold the literal text as
-    the user sees it (``{{`` read as ``{``).
-    """
-    segments, holes = [""], []
-    i, n = 0, len(template)
-    while i < n:
-        ch = template[i]
-        if ch in "{}" and template.startswith(ch * 2, i):
-            segments[-1] += ch
-            i += 2
-        elif ch == "{":
-            j = placeholder_end(template, i)
-            holes.append(template[i + 1 : j])
-            segments.append("")
-            i = j + 1
-        else:
-            segments[-1] += ch
-            i += 1
-    return segments, holes
-
-
-@functools.lru_cache(maxsize=1 << 16)  # a catalog, and history above all, asks again and again
-def normalize_template(template: str) -> str:
-    """Every ``{...}`` replaced by ``{}``, whitespace runs collapsed, ends stripped.
-
-    ``{{`` and ``}}`` are literal braces and stay as they are. A placeholder ends at
-    its matching brace; braces inside quoted strings within it do not count.
-    """
-    segments, _ = split_template(template)
-    escaped = [s.replace("{", "{{").replace("}", "}}") for s in segments]
-    return _WS.sub(" ", "{}".join(escaped)).strip()
-
-
-def error_id(project: str, exception: str, normalized: str) -> str:
-    """``sha256(project \\x1f last dotted part of exception \\x1f normalized)[:16]``."""
-    name = exception.rsplit(".", 1)[-1]
-    digest = hashlib.sha256(f"{project}\x1f{name}\x1f{normalized}".encode("utf-8"))
-    return digest.hexdigest()[:16]
-
-
-def module_name(path: str) -> str:
-    """``vllm/config/__init__.py`` → ``vllm.config``; ``vllm/x/y.py`` → ``vllm.x.y``."""
-    dotted = path[:-3] if path.endswith(".py") else path
-    dotted = dotted.replace("/", ".")
-    return dotted[: -len(".__init__")] if dotted.endswith(".__init__") else dotted
-
-
-def identity(template: str | None, path: str, function: str) -> str:
-    """What the id hashes besides the exception.
-
-    A message with literal text is identified by its normalized template. A raise
-    with no message, or one whose message is wholly computed (``raise
-    ValueError(msg)`` with ``msg`` a parameter), has nothing to tell it apart but
-    where it is: ``@module:function``.
-    """
-    if template is not None:
-        normalized = normalize_template(template)
-        if re.search(r"\w", normalized.replace("{}", "")):
-            return normalized
-    return f"@{module_name(path)}:{function}"
-
-
 # --- building templates from code --------------------------------------------------
 
 # Resolves a name or attribute in the message to the templates of the strings it
 # may hold (several when branches assign different strings), or None.
 Lookup = Callable[[ast.expr], "list[Template] | None"]
+
+
+def is_string_expr(node: ast.expr, lookup: Lookup | None = None) -> bool:
+    """Whether ``node`` evaluates to a string: a literal, an f-string, ``+`` with a string
+    on either side, ``%`` with a string on its left, ``str.format``, a conditional either of
+    whose branches is one, or a name that ``lookup`` resolves to strings."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        return is_string_expr(node.left, lookup) or (isinstance(node.op, ast.Add) and is_string_expr(node.right, lookup))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr == "format" and is_string_expr(node.func.value, lookup)
+    if isinstance(node, ast.IfExp):
+        return is_string_expr(node.body, lookup) or is_string_expr(node.orelse, lookup)
+    if isinstance(node, (ast.Name, ast.Attribute)) and lookup is not None:
+        return lookup(node) is not None
+    return False
 
 
 class SourceText:
@@ -262,21 +190,7 @@ class TemplateBuilder:
 
     def is_stringish(self, node: ast.expr) -> bool:
         """Whether ``node`` evaluates to a string we can say something about."""
-        if isinstance(node, ast.Constant):
-            return isinstance(node.value, str)
-        if isinstance(node, ast.JoinedStr):
-            return True
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
-            return self.is_stringish(node.left) or (
-                isinstance(node.op, ast.Add) and self.is_stringish(node.right)
-            )
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            return node.func.attr == "format" and self.is_stringish(node.func.value)
-        if isinstance(node, ast.IfExp):
-            return self.is_stringish(node.body) or self.is_stringish(node.orelse)
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            return self.lookup(node) is not None
-        return False
+        return is_string_expr(node, self.lookup)
 
     def _build(self, node: ast.expr) -> list[Template]:
         if isinstance(node, ast.Constant):

@@ -49,9 +49,9 @@ from itertools import chain
 from dataclasses import dataclass, field
 from typing import Callable
 
-from generator.messages import Hole, SourceText
-from generator.models import FileScan, RaiseSite
-from generator.scanner import MODULE, Located, Scope, State, Walker, _without, constant_statements, scan_text, source_text
+from generator.scan.templates import Hole, SourceText
+from generator.scan.records import FileScan, RaiseSite
+from generator.scan.walker import MODULE, Located, Scope, State, Walker, _without, constant_statements, scan_text, source_text
 
 
 class _Lines:

@@ -1,4 +1,4 @@
-"""``errorkb memory``: parse the flags, call ``generator.memory.calculate``, print the report."""
+"""``errorkb memory``: parse the flags, call ``generator.memory.calculator.calculate``, print the report."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
+from generator import text
 from generator.config import Config
-from generator.memory import (
+from generator.memory.calculator import (
     GIB,
     GPUS,
     MemoryInputError,
@@ -84,7 +85,7 @@ def settings_from(args: argparse.Namespace) -> ServeSettings:
 
 
 def run_memory(config: Config, args: argparse.Namespace) -> int:
-    from generator.cli import UsageError
+    from generator.cli.main import UsageError
 
     try:
         model = read_config(args.model)
@@ -102,7 +103,8 @@ def run_memory(config: Config, args: argparse.Namespace) -> int:
 
 
 def error_url(config: Config, error_id: str) -> str:
-    return f"{config.site_url.rstrip('/')}/errors/{error_id}/" if config.site_url else f"errors/{error_id}/ on the site"
+    url = text.error_url(config.site_url, error_id)
+    return url if config.site_url else f"{url} on the site"
 
 
 def entry_title(config: Config, slug: str) -> str:

@@ -22,15 +22,16 @@ import io
 from dataclasses import dataclass
 from typing import Iterator
 
-from generator.messages import (
+from generator.scan.templates import (
     Hole,
     SourceText,
     Template,
     TemplateBuilder,
+    is_string_expr,
     placeholders,
     render,
 )
-from generator.models import FileScan, RaiseSite
+from generator.scan.records import FileScan, RaiseSite
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # larger .py files in vllm/ are generated tables
 _EXCERPT_GAP = 3  # fill a gap of up to this many lines between guard and raise
@@ -118,7 +119,7 @@ def constant_statements(body: list[ast.stmt], in_class: bool = False) -> Iterato
             target, value = stmt.target, stmt.value
         else:
             continue
-        if isinstance(target, ast.Name) and _looks_like_string(value):
+        if isinstance(target, ast.Name) and is_string_expr(value):
             yield target.id, value
 
 
@@ -492,18 +493,6 @@ def _without_targets(state: State, target: ast.expr) -> State:
         if isinstance(node, ast.Name):
             state[node.id] = None
     return state
-
-
-def _looks_like_string(node: ast.expr) -> bool:
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, str)
-    if isinstance(node, ast.JoinedStr):
-        return True
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
-        return _looks_like_string(node.left) or _looks_like_string(node.right)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return node.func.attr == "format" and _looks_like_string(node.func.value)
-    return False
 
 
 def _dotted(node: ast.expr) -> str | None:

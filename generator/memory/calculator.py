@@ -1048,7 +1048,7 @@ def fixes_for(finding: Finding, report: MemoryReport, config: dict, settings: Se
 
 # The curated entries whose pages carry the calculator: the errors of the KV cache budget.
 CALCULATOR_ENTRIES = ("kv-cache-too-small-for-max-model-len", "no-memory-for-kv-cache-blocks", "mamba-cache-blocks-below-max-num-seqs")
-MODELS_FOLDER = Path(__file__).resolve().parents[1] / "models"
+MODELS_FOLDER = Path(__file__).resolve().parents[2] / "models"
 
 
 def bundled_models(folder: Path = MODELS_FOLDER) -> dict[str, dict]:

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Iterable
 
-from generator.messages import split_template
+from generator.scan.ids import split_template
+from generator.text import error_url, shorten, unquoted
 
 GRAM = 6
 MAX_TEXT_CHARS = 200_000  # a bigger paste is read from its end, where the error is
@@ -161,14 +162,9 @@ def squash_text(text: str) -> str:
 
 def _hole_name(source: str) -> str:
     """``x!r:>10`` → ``x``: the expression without conversion and spec."""
-    depth, quote = 0, ""
-    for i, c in enumerate(source):
-        if quote:
-            if c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-        elif c in "([{":
+    depth = 0
+    for i, c in unquoted(source):
+        if c in "([{":
             depth += 1
         elif c in ")]}":
             depth -= 1
@@ -237,11 +233,7 @@ def error_title(exception: str, template: str, has_message: bool = True, width: 
     """``<Exception>: <start of the message>``, cut at a word boundary."""
     if not has_message or not template:
         return exception
-    text = " ".join(template.split())
-    if len(text) > width:
-        cut = text[:width].rsplit(" ", 1)[0]
-        text = (cut or text[:width]).rstrip(" .,:;") + " …"
-    return f"{exception}: {text}"
+    return f"{exception}: {shorten(template, width)}"
 
 
 def _grams(segment: str) -> Iterable[str]:
@@ -690,7 +682,7 @@ def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
             exception=exception,
             template=template,
             title=error_title(exception, template, has_message),
-            url=f"{site_url.rstrip('/')}/errors/{id_}/" if site_url else f"errors/{id_}/",
+            url=error_url(site_url, id_),
             versions=versions,
             sites=[{"path": p, "line": line, "function": f} for p, line, f in sites],
         )

@@ -835,14 +835,14 @@ def _serve_flags(src: _Source, parsed: _Parsed | None = None) -> set[str]:
 
 def _blobs(revision) -> dict[str, str]:
     """path -> blob id of the files under ``vllm/`` in the revision's commit."""
-    from generator.sources import python_files
+    from generator.scan.sources import python_files
 
     return dict(python_files(revision, "vllm/"))
 
 
 @functools.lru_cache(maxsize=16)
 def _at(revision) -> tuple[tuple[EngineArg, ...], frozenset[str]]:
-    from generator.sources import BlobReader
+    from generator.scan.sources import BlobReader
 
     blobs = _blobs(revision)
     with BlobReader(revision.repo_path) as reader:
@@ -857,10 +857,10 @@ def _at(revision) -> tuple[tuple[EngineArg, ...], frozenset[str]]:
 
 
 def engine_args_at(revision) -> list[EngineArg]:
-    """The engine arguments of ``revision`` (a ``generator.sources.Revision``), sorted by name."""
+    """The engine arguments of ``revision`` (a ``generator.scan.sources.Revision``), sorted by name."""
     return list(_at(revision)[0])
 
 
 def serve_flags_at(revision) -> set[str]:
-    """Every flag ``vllm serve`` accepts at ``revision`` (a ``generator.sources.Revision``)."""
+    """Every flag ``vllm serve`` accepts at ``revision`` (a ``generator.scan.sources.Revision``)."""
     return set(_at(revision)[1])

@@ -1,6 +1,6 @@
 """Checks of curated entries against the pinned release, beyond the schema.
 
-Pure: the entries (``generator.entries``), the catalog's errors and the set of
+Pure: the entries (``generator.entries.load``), the catalog's errors and the set of
 ``vllm serve`` flags at the pin in, a list of ``Problem``s out, each pointing at the
 line and column of the value to fix.
 
@@ -18,7 +18,8 @@ import re
 from pathlib import Path
 from dataclasses import dataclass
 
-from generator.entries import ErrorEntry, Problem, iter_strings, iter_texts, key_label
+from generator.text import shorten
+from generator.entries.load import ErrorEntry, Problem, iter_strings, iter_texts, key_label
 
 ID = re.compile(r"^[0-9a-f]{16}$")
 
@@ -34,11 +35,7 @@ def normalize(text: str) -> str:
 
 
 def template_start(template: str, width: int = 60) -> str:
-    text = " ".join(template.split())
-    if len(text) <= width:
-        return text
-    cut = text[:width].rsplit(" ", 1)[0] or text[:width]
-    return cut.rstrip(" .,:;") + " …"
+    return shorten(template, width)
 
 
 SIMILAR_POOL = 200

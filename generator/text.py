@@ -1,0 +1,65 @@
+"""Small text rules that several stages share, written once (pure).
+
+- ``shorten``: one line, cut at a word boundary, marked `` …``;
+- ``fence``: a Markdown code fence no backtick run inside the text can close;
+- ``error_path`` / ``error_url``: where an error's page lives on the site;
+- ``unquoted``: the characters of an expression's source that lie outside its strings.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+ELLIPSIS = " …"
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` on one line; when longer than ``width``, cut at the last space within it
+    (trailing punctuation dropped) and marked with `` …``."""
+    text = " ".join(str(text).split())
+    if len(text) <= width:
+        return text
+    cut = text[:width].rsplit(" ", 1)[0] or text[:width]
+    return cut.rstrip(" .,:;") + ELLIPSIS
+
+
+def fence(text: str, lang: str = "") -> str:
+    """A fenced code block that no backtick run inside ``text`` can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{text}\n{ticks}"
+
+
+def error_path(error_id: str) -> str:
+    """An error page's path within the site: ``errors/<id>/``."""
+    return f"errors/{error_id}/"
+
+
+def error_url(site_url: str, error_id: str) -> str:
+    """An error page's address: absolute when the site's URL is known, else its path."""
+    return f"{site_url.rstrip('/')}/{error_path(error_id)}" if site_url else error_path(error_id)
+
+
+def unquoted(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """``(index, character)`` of each character of ``text[start:]`` outside quoted strings.
+
+    A ``'`` or ``"`` opens a string that the same character closes; inside one, a
+    backslash escapes the next character. The quotes themselves are not yielded. The
+    callers count their own brackets over what this yields.
+    """
+    quote = ""
+    i, n = start, len(text)
+    while i < n:
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 2
+                continue
+            if c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        else:
+            yield i, c
+        i += 1
