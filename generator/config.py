@@ -7,10 +7,12 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator.errors import InputError
+
 CONFIG_NAME = "errorkb.toml"
 
 
-class ConfigError(Exception):
+class ConfigError(InputError):
     """A problem with errorkb.toml, worded for the person who has to fix it."""
 
 

@@ -33,6 +33,8 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from generator.errors import InputError
+
 GIB = 1 << 30
 MIB = 1 << 20
 
@@ -74,7 +76,7 @@ GPUS: tuple[Gpu, ...] = (
 )
 
 
-class MemoryInputError(ValueError):
+class MemoryInputError(InputError, ValueError):
     """Input the person can fix (a config we cannot read, an unknown GPU): one line, what to do."""
 
 

@@ -28,8 +28,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.repro.child import _kill_group  # stdlib only: the same code kills groups on both sides
+from generator.errors import InputError
 from generator.repro.cases import CaseRun, ReproCase
+from generator.repro.child import _kill_group  # stdlib only: the same code kills groups on both sides
 
 CHILD = Path(__file__).resolve().parent / "child.py"
 # What the cases import, loaded once by the fork server: vLLM's engine arguments and
@@ -45,7 +46,7 @@ LOG_TAIL_CHARS = 4000
 _GRACE_S = 15.0  # beyond the case's own timeout: the runner's own bookkeeping
 
 
-class HarnessError(Exception):
+class HarnessError(InputError):
     """The harness itself cannot run (no interpreter, the fork server died, no GPU)."""
 
 

@@ -37,6 +37,8 @@ from pathlib import Path, PurePosixPath
 
 import git
 
+from generator.errors import InputError
+
 __all__ = ["SourceError", "Revision", "resolve", "python_files", "BlobReader"]
 
 PIP_ARGS_ENV = "ERRORKB_PIP_ARGS"
@@ -63,7 +65,7 @@ _GIT_LOCAL_ENV = (
 )
 
 
-class SourceError(Exception):
+class SourceError(InputError):
     """A source or revision that cannot be used; the message is one line for the user."""
 
 

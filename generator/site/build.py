@@ -19,13 +19,14 @@ from generator.lookup.match import compact_index
 from generator.memory.calculator import CALCULATOR_ENTRIES, bundled_models, site_data
 from generator.site.pages import API_SCHEMA_VERSION, ErrorPage, build_pages, error_json, index_json, report_url
 from generator.site.render import TEMPLATES, environment
+from generator.errors import InputError
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
 # Fixed for reproducible output: mkdocs stamps the sitemap with this date.
 SOURCE_DATE_EPOCH = "1700000000"
 
 
-class BuildError(Exception):
+class BuildError(InputError):
     """The site could not be built; the previous one is untouched."""
 
 

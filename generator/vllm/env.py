@@ -13,9 +13,10 @@ import subprocess
 from pathlib import Path
 
 from generator.config import Config
+from generator.errors import InputError
 
 
-class VllmMissing(Exception):
+class VllmMissing(InputError):
     """The pinned vLLM is not installed where errorkb looks for it; says how to install it."""
 
 
