@@ -16,7 +16,7 @@ import time
 
 from common import ROOT, pin_catalog, source_parser
 
-from generator.lookup.match import matcher_from_catalogs  # noqa: E402
+from generator.lookup.index import matcher_from_catalogs  # noqa: E402
 
 PASTES = ROOT / "tests" / "data" / "pastes"
 MESSAGE = "ValueError: Total number of attention heads (28) must be divisible by tensor parallel size (8)."

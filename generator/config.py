@@ -10,6 +10,8 @@ from pathlib import Path
 from generator.errors import InputError
 
 CONFIG_NAME = "errorkb.toml"
+# Where "Report a problem with this page" opens an issue when [site] issues_url is not set.
+DEFAULT_ISSUES_URL = "https://github.com/errorkb/errorkb/issues/new"
 
 
 class ConfigError(InputError):
@@ -24,7 +26,7 @@ class Config:
     rev: str
     cache_dir: Path
     site_url: str = ""  # where the site is published; lookup links are relative without it
-    issues_url: str = "https://github.com/errorkb/errorkb/issues/new"  # "Report a problem with this page"
+    issues_url: str = DEFAULT_ISSUES_URL  # "Report a problem with this page"
     releases: tuple[str, ...] = ()  # the releases history covers, oldest first
 
 
@@ -71,6 +73,6 @@ def load_config(path: Path | None = None) -> Config:
         rev=pin.get("rev", "v0.33.0"),
         cache_dir=cache_dir,
         site_url=site.get("url", ""),
-        issues_url=site.get("issues_url", "https://github.com/errorkb/errorkb/issues/new"),
+        issues_url=site.get("issues_url", DEFAULT_ISSUES_URL),
         releases=tuple(releases),
     )

@@ -1,7 +1,26 @@
-"""Shared fixtures: tiny source strings turned into scans, and the corpus bundle."""
+"""Shared fixtures (tiny source strings turned into scans, the corpus bundle, the pinned
+vLLM), and the markers of the suite's slow parts.
+
+Markers (registered in pyproject.toml, checked by --strict-markers):
+
+- ``browser``: drives Chromium through selenium;
+- ``vllm``: runs the pinned vLLM's own interpreter;
+- ``slow``: everything else that takes long: scans of the corpus bundle, whole-site
+  builds, history over many releases, a local Ray cluster.
+
+``python -m pytest`` (CI) runs everything; ``python -m pytest -m "not slow and not vllm
+and not browser"`` is the quick subset. Test files owned by the people who wrote these
+rules mark their tests themselves (``pytestmark`` or per test); ``pytest_collection_modifyitems``
+below marks every test by the fixtures it uses, plus a checked list of node ids where
+fixtures do not tell.
+
+Nothing here skips: a test that needs something absent fails saying what to install,
+and a skip from anywhere (``pytest.skip``, ``importorskip``) is turned into a failure.
+"""
 
 from __future__ import annotations
 
+import ast
 import json
 import textwrap
 from pathlib import Path
@@ -12,11 +31,87 @@ from generator.scan.records import FileScan, RaiseSite
 from generator.scan.walker import scan_source
 
 ROOT = Path(__file__).resolve().parents[1]
+CORPUS_BUNDLE = ROOT.parent / "shared" / "corpus" / "vllm-releases.bundle"
 
 
 def pytest_addoption(parser):
     parser.addoption("--regen-golden", action="store_true", help="rewrite tests/golden/ from the current templates")
-CORPUS_BUNDLE = ROOT.parent / "shared" / "corpus" / "vllm-releases.bundle"
+
+
+# --------------------------------------------------------------------------------- markers
+
+# A test that uses one of these fixtures (directly or through another fixture: pytest's
+# closure of fixture names) gets the marker.
+FIXTURE_MARKS = {
+    "browser": "browser",  # the Chromium driver (test_browser.py; test_memory_browser.py imports it)
+    "vllm_python": "vllm",  # the pinned vLLM's interpreter, checked (below)
+    "vllm_results": "vllm",  # test_memory.py: the pinned vLLM's figures for every agreement case
+    # The 23-release corpus: corpus_scan, pin_matcher, corpus_site (a whole site) and every
+    # fixture of a test file built on them (revisions, served_site, ...) use it.
+    "corpus_bundle": "slow",
+}
+
+# Tests of the files marked here (not their own) that are slow though no fixture says so.
+# Only the bare test name (no [parameters]): it marks every parametrisation. A name that is
+# no longer defined in its file stops the run, so this list cannot rot silently.
+SLOW_BY_NODE_ID = [
+    # `errorkb build` as a process: mkdocs builds a whole site (pin-only, a one-file repository)
+    "tests/test_site.py::test_build_command",
+]
+NODE_ID_MARKS = {node_id: "slow" for node_id in SLOW_BY_NODE_ID}
+
+
+def _defined(root: Path, node_id: str) -> bool:
+    """Whether ``path::name`` (or ``path::Class::name``) is defined in that file, whatever was collected."""
+    path, *names = node_id.split("::")
+    if "[" in node_id or not names:
+        raise pytest.UsageError(f"conftest.py: list {node_id!r} as path::test_name, without [parameters]")
+    try:
+        tree = ast.parse((root / path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return False
+    body = tree.body
+    for name in names:
+        found = [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name]
+        if not found:
+            return False
+        body = getattr(found[0], "body", [])
+    return True
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by these marks
+def pytest_collection_modifyitems(config, items):
+    root = config.rootpath
+    gone = [node_id for node_id in NODE_ID_MARKS if not _defined(root, node_id)]
+    if gone:
+        raise pytest.UsageError(
+            f"tests/conftest.py marks tests that no longer exist: {', '.join(gone)}; "
+            "update NODE_ID_MARKS (renamed? mark it again; removed? drop it)"
+        )
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        marks = {mark for fixture, mark in FIXTURE_MARKS.items() if fixture in fixtures}
+        base = item.nodeid.split("[", 1)[0]
+        if base in NODE_ID_MARKS:
+            marks.add(NODE_ID_MARKS[base])
+        for mark in sorted(marks):
+            if item.get_closest_marker(mark) is None:
+                item.add_marker(mark)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A skip is a failure: the suite runs everything it has, or says what is missing."""
+    report = yield
+    if report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = (f"{item.nodeid} skipped ({reason}); tests here never skip: "
+                           "fail instead, saying what to install")
+    return report
+
+
+# --------------------------------------------------------------------------------- scans
 
 
 def scan(code: str) -> FileScan:
@@ -29,6 +124,9 @@ def site(code: str) -> RaiseSite:
     found = scan(code).sites
     assert len(found) == 1, f"expected one site, found {len(found)}: {found}"
     return found[0]
+
+
+# --------------------------------------------------------------------------------- the corpus
 
 
 @pytest.fixture(scope="session")
@@ -70,7 +168,7 @@ def corpus_scan(corpus_bundle, session_cache):
 @pytest.fixture(scope="session")
 def pin_matcher(corpus_scan):
     """The lookup matcher over v0.33.0 of the corpus."""
-    from generator.lookup.match import matcher_from_catalogs
+    from generator.lookup.index import matcher_from_catalogs
 
     return matcher_from_catalogs([corpus_scan("v0.33.0")])
 
@@ -90,9 +188,24 @@ def corpus_site(corpus_scan, corpus_bundle, session_cache, tmp_path_factory):
     revision = resolve(str(corpus_bundle), "v0.33.0", session_cache)
     args = {a.name: Flag(a.name, a.flag, a.type, a.default, a.help) for a in engine_args_at(revision)}
     out = tmp_path_factory.mktemp("corpus-site") / "site"
-    from generator.repro.verify import load_records
+    from generator.repro.records import load_records
 
     site = SiteInput(catalog=catalog, entries=entries, engine_args=args,
                      verifications=load_records(ROOT / "errors" / "verifications"))
     pages = build_site(ROOT / "mkdocs.yml", site, out)
     return out, pages, catalog
+
+
+# --------------------------------------------------------------------------------- the pinned vLLM
+
+
+@pytest.fixture(scope="session")
+def vllm_python() -> Path:
+    """The interpreter of the pinned vLLM (generator/vllm/env.py says where); fails saying how to install it."""
+    from generator.config import load_config
+    from generator.vllm.env import VllmMissing, require_vllm_python
+
+    try:
+        return require_vllm_python(load_config(ROOT / "errorkb.toml"))
+    except VllmMissing as exc:
+        pytest.fail(f"the reproduction tests need the pinned vLLM: {exc}", pytrace=False)

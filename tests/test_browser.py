@@ -18,9 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from generator.lookup.match import clean_paste
+from generator.lookup.clean import clean_paste
+from generator.lookup.index import INDEX_SCHEMA_VERSION, rules
 
 ROOT = Path(__file__).resolve().parents[1]
+LOOKUP_JS = ROOT / "templates" / "assets" / "lookup.js"
 DATA = ROOT / "tests" / "data"
 VECTORS = json.loads((DATA / "lookup_vectors.json").read_text(encoding="utf-8"))
 PASTES = sorted((DATA / "pastes").glob("*.json"))
@@ -313,37 +315,74 @@ done(cases.map(([source, flags, text]) => {
 """
 
 
+def _index_patterns() -> list[str]:
+    """Every pattern the index carries for lookup.js, in Python syntax (flags inline)."""
+    index_rules = rules()
+    return [*index_rules["patterns"].values(), *index_rules["line_prefixes"], *(rule[2] for rule in index_rules["not_vllm"])]
+
+
 def _python_patterns() -> list[tuple[str, str]]:
     """Every pattern the port runs, in Python syntax, with its flags."""
     import html
 
-    from generator.lookup import match as lookup
-
-    index_rules = lookup.compact_index([])["rules"]
-    patterns = [(index_rules["ansi"], ""), (index_rules["chatter"], ""), (index_rules["chatter_keep"], "i")]
-    patterns += [(p, "") for p in index_rules["line_prefixes"]]
-    patterns += [(rule[2], rule[3]) for rule in index_rules["not_vllm"]]
-    ported = [lookup._CONTROL, lookup._JSON_ESCAPE, lookup._EXCEPTION_LINE, lookup._FRAME, html._charref]
-    return patterns + [(p.pattern, "i" if p.flags & 2 else "") for p in ported]
+    return [(source, "") for source in _index_patterns()] + [(html._charref.pattern, "")]
 
 
-def test_ported_rules_are_in_sync():
-    """What lookup.js carries itself (not from the index) is what generator/lookup.py has."""
-    import html
+def _function_body(js: str, head: str) -> str:
+    start = js.index(head)
+    return js[start : js.index("\n  }\n", start)]
+
+
+def test_lookup_js_reads_the_rules_from_the_index():
+    """lookup.js copies no number, text or pattern of generator/lookup/: it reads them all from the index."""
+    import json
     import re
 
-    from generator.lookup import match as lookup
+    js = LOOKUP_JS.read_text(encoding="utf-8")
+    index_rules = rules()
+    # It reads every rule the index carries, and only those (compileRules).
+    body = _function_body(js, "function compileRules(rules) {")
+    read = set(re.findall(r"\brules\.(\w+)", body)) - {"patterns"}
+    read_patterns = set(re.findall(r"\bpatterns\.(\w+)", body))
+    assert read == set(index_rules) - {"patterns"}, f"unread: {set(index_rules) - read - {'patterns'}}, unknown: {read - set(index_rules)}"
+    assert read_patterns == set(index_rules["patterns"]), read_patterns ^ set(index_rules["patterns"])
+    # The one number it keeps is the index format it reads; the index says which it is.
+    constants = dict(re.findall(r"\bconst ([A-Z][A-Z0-9_]*) = (-?[0-9][0-9_.]*);", js))
+    assert constants == {"INDEX_SCHEMA_VERSION": str(INDEX_SCHEMA_VERSION)}, constants
+    # No copy of a rule's value: numbers of two digits or more, texts, patterns (as written in
+    # JavaScript source, raw or escaped). One-digit numbers are too common to look for.
+    code = re.sub(r"^\s*(?://|/?\*).*$", "", js, flags=re.M)  # comments may name values
+    for key, value in index_rules.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and len(str(value)) > 1:
+            assert not re.search(rf"(?<![\w.\\]){re.escape(str(value))}(?![\w.])", code), f"lookup.js copies {key} = {value}"
+    texts = [index_rules["ellipsis"], index_rules["error_path"].split("{")[0], index_rules["foreign_frame_reason"].split("{")[0],
+             *index_rules["foreign_packages"], *(rule[4] for rule in index_rules["not_vllm"])]
+    texts += [source.removeprefix("(?i)") for source in _index_patterns()]
+    for text in texts:
+        for form in (text, json.dumps(text, ensure_ascii=False)[1:-1], json.dumps(text)[1:-1]):
+            assert f'"{form}' not in code and f"`{form}" not in code and f"/{form}/" not in code, f"lookup.js copies {text!r}"
+    # The names of the Python constants are not used for JavaScript copies either.
+    from generator.lookup import clean, foreign, match
 
-    js = (ROOT / "templates" / "assets" / "lookup.js").read_text(encoding="utf-8")
-    for name in ("MAX_TEXT_CHARS", "MAX_GRAMS_PER_ENTRY", "STOP_GRAM_ENTRIES", "MAX_CANDIDATES", "MIN_LITERAL",
-                 "MIN_MATCHED", "WINDOW", "INDEX_SCHEMA_VERSION"):
-        found = re.search(rf"const {name} = (\d+);", js)
-        assert found and int(found.group(1)) == getattr(lookup, name), f"{name} differs: port the change to lookup.js"
-    for pattern in (lookup._CONTROL, lookup._JSON_ESCAPE, lookup._EXCEPTION_LINE, lookup._FRAME):
-        assert f"String.raw`{pattern.pattern}`" in js, f"port the change of {pattern.pattern!r} to lookup.js"
-    assert "String.raw`" + html._charref.pattern + "`" in js
-    assert lookup._DROP == frozenset("\t\n\x0b\x0c\r \xa0`'") and 'DROP_RUN = /[\\t\\n\\x0b\\x0c\\r \\u00a0`\']+/g' in js
-    assert lookup._QUOTES == str.maketrans(dict.fromkeys("\u2018\u2019\u201c\u201d\"", "'"))
+    names = {name for module in (clean, foreign, match) for name, value in vars(module).items()
+             if name.isupper() and isinstance(value, (int, float, str, tuple, list, re.Pattern))}
+    assert names and not [name for name in names if re.search(rf"\b{name}\b", code)]
+
+
+def test_ported_standard_library_is_in_sync():
+    """What lookup.js does carry itself are ports of Python's own behaviour: they follow the running Python."""
+    import html
+    import re
+    import sys
+
+    js = LOOKUP_JS.read_text(encoding="utf-8")
+    assert "String.raw`" + html._charref.pattern + "`" in js, "html.unescape's pattern changed: port it to lookup.js"
+    # str.isspace(), which str.split(), str.strip() and re's \s follow
+    space = re.search(r'const PY_SPACE = "([^"]+)";', js).group(1).replace("\\\\", "\\")
+    spaces = re.compile("[" + space + "]")
+    assert {c for c in range(sys.maxunicode + 1) if chr(c).isspace()} == {
+        c for c in range(sys.maxunicode + 1) if spaces.fullmatch(chr(c))
+    }
 
 
 def test_patterns_as_python(lookup_page):

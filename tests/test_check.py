@@ -13,7 +13,8 @@ from pathlib import Path
 import yaml
 
 from generator.entries.check import check_entries, links, vllm_flags
-from generator.entries.load import SCHEMA_FILE, SCHEMA_LINE, load_entries
+from generator.entries.load import available_models, load_entries
+from generator.entries.schema import SCHEMA_FILE, SCHEMA_LINE
 
 ROOT = Path(__file__).resolve().parents[1]
 BAD = ROOT / "tests" / "data" / "bad-entries"
@@ -259,7 +260,7 @@ reproduce:
     write(tmp_path / "errors", "r.yaml", entry_text(extra=extra))
     entries, schema_problems = load_entries(tmp_path / "errors", tmp_path)
     assert schema_problems == []
-    found = [str(p) for p in check_entries(entries, CATALOG, FLAGS, "v9.9.9", tmp_path)]
+    found = [str(p) for p in check_entries(entries, CATALOG, FLAGS, "v9.9.9", available_models(tmp_path))]
     assert found == [
         "errors/r.yaml:10:38: `vllm serve` has no flag --max-model-lenn at v9.9.9; did you mean --max-model-len?",
         "errors/r.yaml:11:13: the error case expects a000000000000002, which is not among this entry's ids; expect one of them, or add it to `ids`",
@@ -282,7 +283,7 @@ reproduce:
     assert [str(p) for p in schema_problems] == [
         "errors/r.yaml:10:5: `reproduce.error` is missing the required field `expect`: add `expect:` "
         "(Error cases: the error id the raised exception must be matched to by the lookup matcher.)"]
-    found = [str(p) for p in check_entries(entries, CATALOG, FLAGS, "v9.9.9", tmp_path)]
+    found = [str(p) for p in check_entries(entries, CATALOG, FLAGS, "v9.9.9", available_models(tmp_path))]
     assert found == ["errors/r.yaml:13:12: `reach: health` needs a server: a `cli: [vllm, serve, ...]` case"]
 
 

@@ -85,7 +85,71 @@ def test_console_script_is_installed():
 def test_writing_to_dev_null_leaves_it_a_device():
     import stat
 
-    from generator.cli.main import write_atomically
+    from generator.files import write_atomically
 
     write_atomically("/dev/null", "{}\n")
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode), "/dev/null was replaced by a plain file"
+
+
+def one_line_error(result: subprocess.CompletedProcess, code: int = 2) -> str:
+    """The single ``errorkb: error: ...`` line of a failed command (no traceback)."""
+    assert result.returncode == code, (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("errorkb: error: "), result.stderr
+    return lines[0]
+
+
+def test_a_corrupt_cache_is_one_line_naming_it(tmp_path):
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": "raise ValueError('boom')\n"}})
+    cache = tmp_path / "c"
+    cache.mkdir()
+    (cache / "analysis.sqlite").write_bytes(b"this is not a database" * 100)
+    line = one_line_error(errorkb("scan", "--source", str(repo), "--rev", "v1", "--out", "-", cache=cache))
+    assert str(cache / "analysis.sqlite") in line and "delete it" in line
+
+
+def test_a_path_that_cannot_be_written_is_one_line(tmp_path):
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": "raise ValueError('boom')\n"}})
+    (tmp_path / "file").write_text("")
+    line = one_line_error(errorkb("scan", "--source", str(repo), "--rev", "v1", "--out", str(tmp_path / "file" / "x.json"), cache=tmp_path / "c"))
+    assert "cannot write" in line and "file/x.json" in line
+
+
+def test_a_missing_git_is_one_line_saying_what_to_install(tmp_path):
+    env = {**os.environ, "PATH": str(tmp_path), "ERRORKB_CACHE_DIR": str(tmp_path / "c")}  # no git on it
+    result = subprocess.run([sys.executable, "-m", "generator", "scan", "--out", "-"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert "install it" in one_line_error(result)
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    """`errorkb memory ... | head`: the reader leaves before the report is written."""
+    env = {**os.environ, "ERRORKB_CACHE_DIR": str(tmp_path / "c")}
+    process = subprocess.Popen([sys.executable, "-m", "generator", "memory", "--model", "models/qwen2.5-0.5b", "--gpu", "H100"],
+                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # before the process has written anything
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 141 and stderr == "", stderr
+
+
+def test_a_bad_memory_argument_is_one_line(tmp_path):
+    line = one_line_error(errorkb("memory", "--model", "models/qwen2.5-0.5b", "--gpu", "H100", "--max-model-len", "abc", cache=tmp_path / "c"))
+    assert "--max-model-len" in line
+    line = one_line_error(errorkb("memory", "--model", str(tmp_path / "missing.json"), "--gpu", "H100", cache=tmp_path / "c"))
+    assert "missing.json" in line
+
+
+def test_drift_weights_must_be_counts(tmp_path):
+    (tmp_path / "w.json").write_text('{"0123456789abcdef": "many"}')
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": "raise ValueError('boom')\n"}, "v2": {"vllm/a.py": "raise ValueError('bang')\n"}})
+    line = one_line_error(errorkb("drift", "v1", "v2", "--source", str(repo), "--weights", str(tmp_path / "w.json"), cache=tmp_path / "c"))
+    assert "w.json" in line and "count" in line
+
+
+def test_drift_weights_weight_the_coverage(tmp_path):
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": "raise ValueError('boom')\n"}, "v2": {"vllm/a.py": "raise ValueError('bang')\n"}})
+    catalog = json.loads(errorkb("scan", "--source", str(repo), "--rev", "v2", "--out", "-", cache=tmp_path / "c").stdout)
+    (tmp_path / "w.json").write_text(json.dumps({catalog["errors"][0]["id"]: ["https://example.org/1", "https://example.org/2"]}))
+    result = errorkb("drift", "v1", "v2", "--source", str(repo), "--weights", str(tmp_path / "w.json"), "--json", cache=tmp_path / "c")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["coverage"]["weighted_share"] == 0.0  # the one weighted error has no entry

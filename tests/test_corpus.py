@@ -1,19 +1,21 @@
-"""The scanner on the real corpus: 23 vLLM releases in a git bundle."""
+"""The scanner on the real corpus: the vLLM releases of errorkb.toml's [history], in a git bundle."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
+import pytest
 
 from generator.scan.ids import error_id, normalize_template
 
+pytestmark = pytest.mark.slow  # every test here scans releases of the corpus bundle
+
 ROOT = Path(__file__).resolve().parents[1]
-RELEASES = (
-    "v0.4.1 v0.5.0 v0.6.0 v0.6.3 v0.7.0 v0.8.0 v0.8.5 v0.9.0 v0.10.0 v0.11.0 v0.12.0 v0.14.0 "
-    "v0.16.0 v0.18.0 v0.20.0 v0.22.0 v0.24.0 v0.26.0 v0.28.0 v0.30.0 v0.31.0 v0.32.0 v0.33.0"
-).split()
+# The releases history covers, oldest first: errorkb.toml's [history] releases, the one list.
+RELEASES = tomllib.loads((ROOT / "errorkb.toml").read_text(encoding="utf-8"))["history"]["releases"]
 MAMBA = (
     "max_num_seqs ({max_num_reqs}) exceeds available Mamba cache blocks ({kv_cache_config.num_blocks}). "
     "Each decode sequence requires one Mamba cache block, so CUDA graph capture cannot proceed. "

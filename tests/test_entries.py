@@ -6,16 +6,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 
-from generator.entries.load import (
-    SCHEMA_LINE,
-    Problem,
-    involved_args,
-    load_entries,
-    load_entry,
-    slug_from_template,
-    title_from_template,
-)
+from generator.entries.load import load_entries, load_entry
+from generator.entries.problems import Problem
+from generator.entries.schema import SCHEMA_LINE
+from generator.entries.skeleton import involved_args, slug_from_template, title_from_template
 
 ENTRY = SCHEMA_LINE + "\n" + textwrap.dedent(
     """\
@@ -212,3 +208,14 @@ def test_involved_args_are_engine_args_named_by_the_error():
     error = {"template": MAMBA + " Set `dtype` or --max-model-len; the model is fine.",
              "sites": [{"placeholders": ["max_num_reqs"], "guard": ["seed is None and self.model_config.max_model_len > 2"]}]}
     assert [a.name for a in involved_args(error, args)] == ["max_num_seqs", "gpu_memory_utilization", "dtype", "max_model_len"]
+
+
+def test_a_skeleton_of_an_id_of_digits_keeps_it_a_string():
+    """Five errors at v0.33.0 have ids of digits alone; unquoted, YAML would read a number."""
+    from generator.entries.skeleton import new_entry
+
+    error = {"id": "1108393816497648", "exception": "ValueError", "template": "bad value {x}", "has_message": True,
+             "sites": [{"path": "vllm/a.py", "line": 3, "function": "f", "guard": ["x < 0"], "placeholders": ["x"],
+                        "comment": None, "excerpt": "if x < 0:\n    raise ValueError(...)", "excerpt_line": 2}]}
+    _, text = new_entry(error, [], "v0.33.0")
+    assert yaml.safe_load(text)["ids"] == ["1108393816497648"]

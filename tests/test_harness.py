@@ -168,6 +168,7 @@ def test_progress_prints_a_line_per_step(capsys):
     assert out[0].endswith("1/2 a ok") and out[1].endswith("2/2 b FAILED")
 
 
+@pytest.mark.slow  # starts a local Ray cluster
 def test_ray_runs_each_case_as_a_task(tmp_path):
     try:
         import ray  # noqa: F401

@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from generator.scan.cache import BlobCache
 from generator.scan.catalog import catalog_json, scan_revision
-from generator.history.lineage import assemble_history, drift, link_errors, link_releases, version_ranges
+from generator.history.drift import drift
+from generator.history.lineage import assemble_history, link_errors, link_releases, version_ranges
 from generator.scan.sources import resolve
 from gitrepo import tagged_repo
 from test_corpus import MAMBA, RELEASES
@@ -92,9 +95,10 @@ def test_scan_with_several_revs_writes_the_history(tmp_path):
     assert [r["revision"] for r in history["releases"]] == ["v1", "v2"] and history["stats"]["links"] == 2
 
 
-# --- the corpus ----------------------------------------------------------------------------
+# --- the corpus: every release of errorkb.toml's [history] -------------------------------------
 
 
+@pytest.mark.slow
 def test_mamba_error_is_raised_from_v0_20_0_on(corpus_scan):
     history = assemble_history([corpus_scan(rev) for rev in RELEASES])
     (mamba,) = [e for e in history["errors"] if e["template"] == MAMBA]
@@ -102,11 +106,20 @@ def test_mamba_error_is_raised_from_v0_20_0_on(corpus_scan):
     assert history["stats"]["errors"] > 12000 and history["stats"]["links"] > 500
 
 
-def test_drift_between_the_last_two_releases(corpus_bundle, session_cache, corpus_scan):
+@pytest.mark.slow
+def test_drift_between_the_last_two_releases(corpus_bundle, session_cache, corpus_scan, tmp_path):
     corpus_scan("v0.32.0"), corpus_scan("v0.33.0")  # warm the session cache
+    # How often people hit each error: the real pastes of tests/data/pastes, as lists of reports.
+    reports: dict[str, list[str]] = {}
+    for paste in sorted((ROOT / "tests" / "data" / "pastes").glob("*.json")):
+        expected = json.loads(paste.read_text(encoding="utf-8")).get("expected")
+        if expected:
+            reports.setdefault(expected, []).append(paste.stem)
+    weights = tmp_path / "weights.json"
+    weights.write_text(json.dumps(reports))
     result = subprocess.run(
         [sys.executable, "-m", "generator", "drift", "v0.32.0", "v0.33.0", "--json", "--source", str(corpus_bundle),
-         "--cache-dir", str(session_cache)],
+         "--cache-dir", str(session_cache), "--weights", str(weights)],
         capture_output=True, text=True, cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr
@@ -137,9 +150,10 @@ def test_site_keeps_pages_of_past_errors_with_lineage_and_release_pages(tmp_path
     assert index["revisions"] == ["v1", "v2"]
 
 
+@pytest.mark.slow
 def test_v0_kv_cache_paste_leads_to_the_curated_page(corpus_scan):
     from generator.entries.load import load_entries
-    from generator.lookup.match import compact_index, matcher_from_index
+    from generator.lookup.index import compact_index, matcher_from_index
     from generator.site.pages import build_pages
 
     releases = [corpus_scan(rev) for rev in RELEASES]

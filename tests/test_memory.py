@@ -1,9 +1,10 @@
-"""generator/memory.py: hand-worked figures, the errors and their fixes, the command, and vLLM itself.
+"""generator/memory/: hand-worked figures, the errors and their fixes, the command, and vLLM itself.
 
 The agreement tests run tests/vllm_memory_probe.py under the pinned vLLM's interpreter
-(generator/vllm_env.py) with ``VLLM_TARGET_DEVICE=cpu``: vLLM builds its configuration from
-each ``models/*/config.json``, instantiates the model on the meta device, and reports the
-KV cache specs and budgets its engine computes. Ours must equal them exactly.
+(generator/vllm/env.py) with ``VLLM_TARGET_DEVICE=cpu``: vLLM builds its configuration from
+each ``models/*/config.json``, instantiates the model on the meta device (one process per
+rank under tensor parallelism), and reports the KV cache specs and budgets its engine
+computes. Ours must equal them exactly.
 """
 
 from __future__ import annotations
@@ -17,10 +18,24 @@ from pathlib import Path
 
 import pytest
 
-from generator.memory import calculator as memory
 from generator.cli.main import main
 from generator.config import load_config
-from generator.memory.calculator import GIB, MemoryInputError, ServeSettings, calculate, layer_caches, read_config
+from generator.memory.configs import bundled_models, read_config
+from generator.memory.findings import (
+    AUTO_FIT_IMPOSSIBLE,
+    ERROR_ENTRIES,
+    HEADS_NOT_DIVISIBLE,
+    KV_CACHE_TOO_SMALL,
+    MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS,
+    MAX_MODEL_LEN_TOO_LONG,
+    NO_MEMORY_FOR_CACHE,
+    calculate,
+)
+from generator.memory.gpus import find_gpu, load_gpus
+from generator.memory.kv import layer_caches
+from generator.memory.model import ENCODERS, MAMBA1_MODELS, MLA_MODELS, count_parameters, model_facts
+from generator.memory.settings import GIB, MemoryInputError, ServeSettings, parse_size
+from generator.memory.site_data import site_data
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = sorted(p.parent for p in (ROOT / "models").glob("*/config.json"))
@@ -57,7 +72,7 @@ def test_qwen2_5_0_5b_bytes_per_token_and_parameters():
     # embeddings 151936 x 896 (tied); per layer q/k/v/o with biases, the MLP, two norms; the final norm
     h, kv, i, v = 896, 2 * 64, 4864, 151_936
     per_layer = h * h + h + 2 * (h * kv + kv) + h * h + 3 * h * i + 2 * h
-    assert memory.count_parameters(model("qwen2.5-0.5b")).total == v * h + 24 * per_layer + h == 494_032_768
+    assert count_parameters(model("qwen2.5-0.5b")).total == v * h + 24 * per_layer + h == 494_032_768
 
 
 @pytest.mark.parametrize(("name", "published"), [
@@ -71,7 +86,7 @@ def test_qwen2_5_0_5b_bytes_per_token_and_parameters():
     ("bert-base-uncased", 109_514_298),
 ])
 def test_parameters_match_the_published_counts(name, published):
-    assert memory.count_parameters(model(name)).total == published
+    assert count_parameters(model(name)).total == published
 
 
 def test_mla_stores_one_latent_per_layer():
@@ -136,7 +151,7 @@ def ids(report) -> list[str]:
 
 def test_kv_cache_too_small_gives_the_estimate_and_fixes():
     report = calculate(model("qwen2.5-32b"), settings(kv_cache_memory_bytes=4 * GIB))
-    assert ids(report) == [memory.KV_CACHE_TOO_SMALL]
+    assert ids(report) == [KV_CACHE_TOO_SMALL]
     usable = 4 * GIB - 16 * 262_144
     estimate = usable // (16 * 262_144) * 16
     assert f"the estimated maximum model length is {estimate}." in report.errors[0].message
@@ -145,7 +160,7 @@ def test_kv_cache_too_small_gives_the_estimate_and_fixes():
     assert flags == [f"--max-model-len {estimate}", "--tensor-parallel-size 4"]
     on_a_gpu = calculate(model("qwen2.5-32b"), replace(settings(max_model_len=32768), gpu_memory_bytes=round(79.19 * GIB),
                                                        gpu_memory_utilization=0.90))
-    assert ids(on_a_gpu) == [memory.KV_CACHE_TOO_SMALL]
+    assert ids(on_a_gpu) == [KV_CACHE_TOO_SMALL]
     flags = [fix["flags"] for fix in on_a_gpu.errors[0].fixes]
     assert flags[0].startswith("--max-model-len ")
     assert flags[1:] == ["--kv-cache-dtype fp8", "--gpu-memory-utilization 0.92", "--tensor-parallel-size 2"]
@@ -153,7 +168,7 @@ def test_kv_cache_too_small_gives_the_estimate_and_fixes():
 
 def test_no_memory_when_the_weights_fill_the_gpu():
     report = calculate(model("qwen2.5-32b"), replace(settings(), gpu_memory_bytes=round(23.55 * GIB)))
-    assert ids(report) == [memory.NO_MEMORY_FOR_CACHE]
+    assert ids(report) == [NO_MEMORY_FOR_CACHE]
     assert report.budget["weights_exceed_gpu"]
     assert [fix["flags"] for fix in report.errors[0].fixes] == ["--tensor-parallel-size 4"]
 
@@ -162,12 +177,12 @@ def test_auto_fit_and_its_error():
     report = calculate(model("qwen2.5-32b"), settings(kv_cache_memory_bytes=4 * GIB, max_model_len=-1))
     assert not report.errors and report.settings["max_model_len"] == report.budget["largest_max_model_len"] < 32768
     report = calculate(model("qwen2.5-32b"), settings(kv_cache_memory_bytes=GIB // 1024, max_model_len=-1))
-    assert ids(report) == [memory.AUTO_FIT_IMPOSSIBLE]
+    assert ids(report) == [AUTO_FIT_IMPOSSIBLE]
 
 
 def test_mamba_blocks_below_max_num_seqs():
     report = calculate(model("granite-4.0-h-tiny"), settings(kv_cache_memory_bytes=2 * GIB, max_model_len=8192))
-    assert ids(report) == [memory.MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS]
+    assert ids(report) == [MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS]
     blocks = report.budget["num_blocks"]
     assert blocks < 1024 and f"at most {blocks} or" in report.errors[0].message
     flags = [fix["flags"] for fix in report.errors[0].fixes]
@@ -177,15 +192,15 @@ def test_mamba_blocks_below_max_num_seqs():
 
 def test_configuration_errors():
     report = calculate(model("qwen2.5-0.5b"), settings(tensor_parallel_size=4))  # 14 heads
-    assert ids(report) == [memory.HEADS_NOT_DIVISIBLE]
+    assert ids(report) == [HEADS_NOT_DIVISIBLE]
     assert [fix["flags"] for fix in report.errors[0].fixes] == ["--tensor-parallel-size 2"]
     report = calculate(model("qwen2.5-0.5b"), settings(max_model_len=65536))
-    assert memory.MAX_MODEL_LEN_TOO_LONG in ids(report)
+    assert MAX_MODEL_LEN_TOO_LONG in ids(report)
 
 
 def test_error_ids_are_raised_at_the_pin_and_curated(corpus_scan):
     raised = {error["id"] for error in corpus_scan("v0.33.0")["errors"]}
-    for error_id, slug in memory.ERROR_ENTRIES.items():
+    for error_id, slug in ERROR_ENTRIES.items():
         assert error_id in raised
         entry = (ROOT / "errors" / f"{slug}.yaml").read_text(encoding="utf-8")
         assert error_id in entry.split("\ntitle:")[0], (slug, error_id)
@@ -201,8 +216,8 @@ def test_command_text_and_json(capsys):
     code = main(["memory", "--model", str(ROOT / "models" / "qwen2.5-32b"), "--gpu-memory", "80GiB",
                  "--kv-cache-memory", "4GiB", "--json"])
     data = json.loads(capsys.readouterr().out)
-    assert code == 1 and data["errors"][0]["id"] == memory.KV_CACHE_TOO_SMALL
-    assert data["errors"][0]["url"].endswith(f"errors/{memory.KV_CACHE_TOO_SMALL}/ on the site")
+    assert code == 1 and data["errors"][0]["id"] == KV_CACHE_TOO_SMALL
+    assert data["errors"][0]["url"].endswith(f"errors/{KV_CACHE_TOO_SMALL}/ on the site")
     assert data["kv_cache"]["bytes_per_token"] == 262_144
 
 
@@ -225,18 +240,22 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, args, e
 
 
 def test_gpu_table_and_sizes():
-    assert memory.find_gpu("h100").name == "H100-80GB"
-    assert memory.find_gpu("RTX 4090").name == "RTX-4090"
-    assert memory.parse_size("24GiB") == 24 * GIB and memory.parse_size("80GB") == 80 * 10**9 and memory.parse_size("24") == 24 * GIB
+    assert find_gpu("h100").name == "H100-80GB"
+    assert find_gpu("RTX 4090").name == "RTX-4090"
+    assert parse_size("24GiB") == 24 * GIB and parse_size("80GB") == 80 * 10**9 and parse_size("24") == 24 * GIB
     with pytest.raises(MemoryInputError):
-        memory.find_gpu("")
+        find_gpu("")
 
 
 # --- agreement with vLLM -----------------------------------------------------------------------------------
 
 CPU_BLOCK_SIZE = 128  # CPUAttentionBackend's preferred block (vLLM on the CPU)
 CPU_KERNEL_BLOCK = 32  # CPUAttentionBackend: MultipleOf(32)
+CPU_MLA_BLOCK = 16  # CPU_MLA (MLA models on the CPU): blocks of 16 tokens, no other size
 AVAILABLE = [10 * 2**20, 256 * 2**20, GIB, 4 * GIB, 16 * GIB]
+TP_AVAILABLE = [10 * 2**20, 256 * 2**20, GIB]
+# --max-model-len auto: from not even one block (10 MiB) to the whole context (1 GiB for the small models).
+AUTO_AVAILABLE = [10 * 2**20, 64 * 2**20, 256 * 2**20, GIB]
 LIMITS = {"max_num_seqs": 64, "max_num_batched_tokens": 2048}
 
 
@@ -244,18 +263,18 @@ def agreement_cases() -> list[dict]:
     cases = []
     for folder in MODELS:
         config = read_config(folder)
-        facts = memory.model_facts(config)
+        facts = model_facts(config)
         base = {"model": str(folder), "name": folder.name, "mamba_ssm_cache_dtype": "float32", **LIMITS}
         cases.append({**base, "available_memory": AVAILABLE})
         cases.append({**base, "max_model_len": min(4096, facts.derived_max_model_len // 2), "available_memory": [64 * 2**20, 2 * GIB]})
-        if facts.model_type in memory.ENCODERS:
+        if facts.model_type in ENCODERS:
             continue  # no KV cache: nothing more to compare
-        if facts.model_type not in memory.MLA_MODELS | memory.MAMBA1_MODELS:  # vLLM's CPU MLA has no fp8 cache
+        if facts.model_type not in MLA_MODELS | MAMBA1_MODELS:  # vLLM's CPU MLA has no fp8 cache
             cases.append({**base, "kv_cache_dtype": "fp8", "available_memory": [GIB]})
         if not facts.num_attention_heads or facts.num_attention_heads % 2 == 0:
-            cases.append({**base, "tp": 2})
+            cases.append({**base, "tp": 2, "available_memory": TP_AVAILABLE})
         if facts.model_type in ("qwen2", "gemma2"):
-            cases.append({**base, "max_model_len": -1, "available_memory": [GIB]})
+            cases.append({**base, "max_model_len": -1, "available_memory": AUTO_AVAILABLE})
     return cases
 
 
@@ -276,6 +295,7 @@ def vllm_results():
 
 
 def ours(case: dict, available: int | None = None) -> ServeSettings:
+    mla = model_facts(read_config(Path(case["model"]))).model_type in MLA_MODELS
     return ServeSettings(
         gpu_memory_bytes=80 * GIB,
         kv_cache_memory_bytes=available,
@@ -283,8 +303,8 @@ def ours(case: dict, available: int | None = None) -> ServeSettings:
         kv_cache_dtype=case.get("kv_cache_dtype", "auto"),
         mamba_ssm_cache_dtype=case["mamba_ssm_cache_dtype"],
         tensor_parallel_size=case.get("tp", 1),
-        block_size=CPU_BLOCK_SIZE,
-        kernel_block_alignment=CPU_KERNEL_BLOCK,
+        block_size=CPU_MLA_BLOCK if mla else CPU_BLOCK_SIZE,
+        kernel_block_alignment=CPU_MLA_BLOCK if mla else CPU_KERNEL_BLOCK,
         concurrent_batches=1,  # no async scheduling on the CPU
         **LIMITS,
     )
@@ -313,14 +333,7 @@ def test_kv_cache_agrees_with_vllm(vllm_results, case_index):
     config = read_config(Path(case["model"]))
     layers, dtype_bytes = layer_caches(config, ours(case))
     assert dtype_bytes == theirs["dtype_size"]
-    if case.get("tp", 1) > 1:
-        attention = {layer.bytes_per_token for layer in layers if layer.kind != "mamba"}
-        states = {(layer.state_bytes, layer.state_shapes) for layer in layers if layer.kind == "mamba"}
-        assert attention == ({theirs["attention_bytes_per_token_per_layer"]} if "attention_bytes_per_token_per_layer" in theirs else set())
-        if "mamba_state_bytes_per_layer" in theirs:
-            assert states == {(theirs["mamba_state_bytes_per_layer"], tuple(tuple(s) for s in theirs["mamba_shapes"]))}
-        return
-    # Layer by layer, in the model's order: the kind, the bytes per token, the window, the Mamba state.
+    # Layer by layer, in the model's order, per GPU: the kind, the bytes per token, the window, the Mamba state.
     mine = []
     for layer in layers:
         if layer.kind == "mamba":
@@ -336,11 +349,18 @@ def test_kv_cache_agrees_with_vllm(vllm_results, case_index):
     assert mine == vllm
     report = calculate(config, ours(case, AVAILABLE[0]), with_fixes=False)
     kv = report.kv_cache
-    assert report.settings["max_model_len"] == theirs["max_model_len"] or case.get("max_model_len") == -1
+    if case.get("max_model_len") == -1:
+        # vLLM's configuration keeps the model's own length; planning the KV cache shortens it to
+        # what fits, which test_budget_agrees_with_vllm compares for each amount of memory.
+        assert report.model["derived_max_model_len"] == theirs["max_model_len"]
+    else:
+        assert report.settings["max_model_len"] == theirs["max_model_len"]
     if kv.get("mamba_page_bytes"):
         assert {layer["page_size_bytes"] for layer in theirs["layers"] if layer["kind"] == "mamba"} == {kv["mamba_page_bytes"]}
     if report.model["attention_layers"]:
         assert kv["block_size"] == theirs["block_size"]
+    if "block_size" in kv:
+        assert (kv["mamba_block_size"], kv["mamba_cache_mode"]) == (theirs["mamba_block_size"], theirs["mamba_cache_mode"])
     assert kv.get("groups") == theirs.get("groups")  # none for a model without a KV cache
 
 
@@ -348,30 +368,39 @@ ESTIMATE = re.compile(r"estimated maximum model length is (\d+)\.")
 
 
 def test_budget_agrees_with_vllm(vllm_results, case_index):
+    """Every amount of memory of every case: vLLM's error, or its block count, capacity and length."""
     case, theirs = vllm_results[case_index]
-    if case.get("tp", 1) > 1:
-        return  # tensor-parallel cases are configuration-level only (no budget)
     assert "failed" not in theirs, theirs["failed"]
     config = read_config(Path(case["model"]))
+    if not theirs["layers"]:
+        # No KV cache (encoder-only): vLLM plans no budget and raises none of its errors; nor do we.
+        assert theirs["budgets"] == [] and "groups" not in theirs
+        for available in case["available_memory"]:
+            report = calculate(config, ours(case, available), with_fixes=False)
+            assert "bytes_per_block" not in report.budget and not report.errors and report.kv_cache["bytes_per_token"] == 0
+        return
+    assert [budget["available"] for budget in theirs["budgets"]] == case["available_memory"]
     for budget in theirs["budgets"]:
         report = calculate(config, ours(case, budget["available"]), with_fixes=False)
         found = ids(report)
         label = f"{case_id((case, None))} with {budget['available']:,} bytes"
+        # The length served: the one given (or the model's), or with --max-model-len auto the one
+        # vLLM chose to fit this memory (unchanged when it cannot fit one).
+        assert report.settings["max_model_len"] == budget["max_model_len"], label
         if "error" in budget:
             if budget["error"].startswith("No available memory"):
-                assert found == [memory.NO_MEMORY_FOR_CACHE], label
+                assert found == [NO_MEMORY_FOR_CACHE], label
             elif budget["error"].startswith("Cannot auto-fit"):
-                assert found == [memory.AUTO_FIT_IMPOSSIBLE], label
+                assert found == [AUTO_FIT_IMPOSSIBLE], label
             else:
-                assert found == [memory.KV_CACHE_TOO_SMALL], label
+                assert found == [KV_CACHE_TOO_SMALL], label
                 theirs_estimate = ESTIMATE.search(budget["error"])
                 mine_estimate = ESTIMATE.search(report.errors[0].message)
                 assert (mine_estimate and mine_estimate.group(1)) == (theirs_estimate and theirs_estimate.group(1)), label
         else:
-            assert memory.NO_MEMORY_FOR_CACHE not in found and memory.KV_CACHE_TOO_SMALL not in found, label
+            assert NO_MEMORY_FOR_CACHE not in found and KV_CACHE_TOO_SMALL not in found and AUTO_FIT_IMPOSSIBLE not in found, label
             assert (report.budget["num_blocks"], report.budget["tokens"], report.budget["concurrency"]) == (
                 budget["num_blocks"], budget["tokens"], budget["concurrency"]), label
-            assert report.settings["max_model_len"] == budget["max_model_len"], label
 
 
 # --- the shared vectors (tests/test_memory_browser.py runs them in the browser too) ------------------------
@@ -381,7 +410,7 @@ VECTORS = json.loads((ROOT / "tests" / "data" / "memory_vectors.json").read_text
 
 @pytest.mark.parametrize("vector", VECTORS, ids=[v["name"] for v in VECTORS])
 def test_vector(vector):
-    config = vector["config"] if "config" in vector else memory.bundled_models()[vector["model"]]
+    config = vector["config"] if "config" in vector else bundled_models(ROOT / "models")[vector["model"]]
     if "input_error" in vector["expect"]:
         with pytest.raises(MemoryInputError) as raised:
             calculate(config, ServeSettings(**vector["settings"]))
@@ -392,7 +421,11 @@ def test_vector(vector):
 
 
 def test_site_data_is_json_and_sorted():
-    data = memory.site_data(memory.bundled_models())
+    data = site_data(bundled_models(ROOT / "models"))
     assert list(data["models"]) == sorted(p.name for p in MODELS)
     assert json.loads(json.dumps(data)) == data
-    assert {g["name"] for g in data["gpus"]} == {g.name for g in memory.GPUS}
+    assert [g["name"] for g in data["gpus"]] == [g.name for g in load_gpus()]
+    # memory.js reads every constant it shares with the Python calculator from here
+    shipped = data["constants"]["errors"]
+    assert {known["id"]: known["entry"] for known in shipped.values()} == ERROR_ENTRIES
+    assert data["constants"]["settings_defaults"] == ServeSettings(gpu_memory_bytes=0).to_json()

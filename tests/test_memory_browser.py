@@ -1,8 +1,8 @@
-"""The memory calculator (templates/assets/memory.js) in headless Chromium, against generator/memory.py.
+"""The memory calculator (templates/assets/memory.js) in headless Chromium, against generator/memory/.
 
 The site is built from the corpus (see tests/test_browser.py for the server and browser);
 on a memory error's page ``window.errorkbMemory`` must return exactly what
-``generator.memory.calculator.calculate(...).to_json()`` returns: for the shared vectors of
+``generator.memory.findings.calculate(...).to_json()`` returns: for the shared vectors of
 tests/data/memory_vectors.json, and for settings drawn at random (fixed seed) over every
 bundled model, GPU and flag.
 """
@@ -15,13 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from generator.memory import calculator as memory
-from generator.memory.calculator import GIB, MemoryInputError, ServeSettings, bundled_models, calculate
+from generator.memory.configs import bundled_models
+from generator.memory.findings import HEADS_NOT_DIVISIBLE, KV_CACHE_TOO_SMALL, MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS, NO_MEMORY_FOR_CACHE, calculate
+from generator.memory.gpus import gpu_memory_bytes, load_gpus
+from generator.memory.settings import GIB, MemoryInputError, ServeSettings
+from generator.memory.site_data import site_data
 from test_browser import browser, served_site, site_url  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = json.loads((ROOT / "tests" / "data" / "memory_vectors.json").read_text(encoding="utf-8"))
-MODELS = bundled_models()
+MODELS = bundled_models(ROOT / "models")
 CALCULATE = """
 const [cases, done] = arguments;
 window.errorkbMemory.load()
@@ -43,7 +46,7 @@ def config_of(vector: dict):
 
 @pytest.fixture(scope="module")
 def calculator_page(browser, site_url):  # noqa: F811 - the imported fixtures
-    browser.get(f"{site_url}errors/{memory.KV_CACHE_TOO_SMALL}/")
+    browser.get(f"{site_url}errors/{KV_CACHE_TOO_SMALL}/")
     ready = browser.execute_async_script(
         "const done = arguments[0]; window.errorkbMemory.load().then(() => done(null), (e) => done(String(e)));"
     )
@@ -83,8 +86,8 @@ def test_vectors_expectations_in_the_browser(calculator_page):
 
 
 def random_settings(rng: random.Random) -> dict:
-    gpu = rng.choice(memory.GPUS)
-    settings: dict = {"gpu_memory_bytes": memory.gpu_memory_bytes(gpu), "gpu_name": gpu.name}
+    gpu = rng.choice(load_gpus())
+    settings: dict = {"gpu_memory_bytes": gpu_memory_bytes(gpu), "gpu_name": gpu.name}
     if rng.random() < 0.2:
         settings = {"gpu_memory_bytes": rng.randrange(2 * GIB, 200 * GIB)}
     choices = {
@@ -119,16 +122,28 @@ def test_random_settings_as_python(calculator_page):
     assert not differ, json.dumps(differ[:2], indent=1)[:6000]
 
 
+def test_memory_js_copies_no_python_constant():
+    """memory.js reads the calculator's tables, ids and texts from api/memory.json; it holds no copy."""
+    js = (ROOT / "templates" / "assets" / "memory.js").read_text(encoding="utf-8")
+    constants = site_data(MODELS)["constants"]
+    copied = [known["id"] for known in constants["errors"].values()]
+    copied += [known["message"][:40] for known in constants["errors"].values()]
+    copied += [text[:40] for text in [*constants["budget"]["reserve_sources"].values(), *constants["report_texts"].values()]]
+    copied += [str(tier["max_num_batched_tokens"]) for tier in constants["budget"]["batch_limit_tiers"]]
+    copied += ["fp8_e4m3", "granitemoehybrid", "deepseek_v2", "n_positions", "longrope", "compressed-tensors", "H100-80GB"]
+    assert [text for text in copied if text in js] == []
+
+
 # --- the page --------------------------------------------------------------------------------------------
 
 
 def test_calculator_only_on_memory_error_pages(browser, site_url):  # noqa: F811
     from selenium.webdriver.common.by import By
 
-    for error_id in (memory.KV_CACHE_TOO_SMALL, memory.NO_MEMORY_FOR_CACHE, memory.MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS):
+    for error_id in (KV_CACHE_TOO_SMALL, NO_MEMORY_FOR_CACHE, MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS):
         browser.get(f"{site_url}errors/{error_id}/")
         assert browser.find_elements(By.ID, "errorkb-memory-form"), error_id
-    browser.get(f"{site_url}errors/{memory.HEADS_NOT_DIVISIBLE}/")
+    browser.get(f"{site_url}errors/{HEADS_NOT_DIVISIBLE}/")
     assert not browser.find_elements(By.ID, "errorkb-memory-form")
 
 
@@ -136,7 +151,7 @@ def _submit(browser, site_url, model: str, gpu: str, config: str = "", **fields)
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    browser.get(f"{site_url}errors/{memory.NO_MEMORY_FOR_CACHE}/")
+    browser.get(f"{site_url}errors/{NO_MEMORY_FOR_CACHE}/")
     form = browser.find_element(By.ID, "errorkb-memory-form")
     WebDriverWait(browser, 30).until(lambda d: form.get_attribute("data-errorkb-loaded") == "1")
     Select(form.find_element(By.NAME, "model")).select_by_value(model)
@@ -157,7 +172,7 @@ def test_ui_shows_the_error_and_its_fix(browser, site_url):  # noqa: F811
     results = _submit(browser, site_url, "qwen2.5-32b", "RTX-4090")
     assert "KV cache per token" in results.text and "262,144 bytes" in results.text
     link = results.find_element(By.CSS_SELECTOR, ".errorkb-memory-error a")
-    assert link.get_attribute("href") == f"{site_url}errors/{memory.NO_MEMORY_FOR_CACHE}/"
+    assert link.get_attribute("href") == f"{site_url}errors/{NO_MEMORY_FOR_CACHE}/"
     assert "--tensor-parallel-size 4" in results.text
 
 

@@ -441,6 +441,7 @@ def test_loud_finds_what_its_regular_expression_finds():
         assert _loud(text) == bool(pattern.search(text)), repr(text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rev", ["v0.4.1", "v0.33.0"])
 def test_corpus_files_give_the_whole_file_walk(corpus_bundle, session_cache, rev):
     """Real files, quiet functions and all: a sample of a corpus release, walked piece by

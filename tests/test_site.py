@@ -138,7 +138,7 @@ def test_golden_markdown(site_input, tmp_path, request, page):
     """Regenerate with `python -m pytest tests/test_site.py --regen-golden`, never by hand."""
     docs = tmp_path / "docs"
     docs.mkdir()
-    render_docs(site_input, docs)
+    render_docs(site_input, docs, ROOT)
     golden = GOLDEN / page.replace("/", "__")
     rendered = (docs / page).read_text()
     if request.config.getoption("--regen-golden"):
@@ -151,7 +151,7 @@ def test_golden_markdown(site_input, tmp_path, request, page):
 def test_flags_involved_come_from_the_guard_and_the_message(site_input, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
-    render_docs(site_input, docs)
+    render_docs(site_input, docs, ROOT)
     data = json.loads((docs / "api/errors/0123456789abcdef.json").read_text())
     assert [f["flag"] for f in data["flags"]] == ["--max-num-seqs", "--enforce-eager"]
     assert data["sites"][0]["permalink"] == "https://github.com/vllm-project/vllm/blob/v1.0/vllm/config/model.py#L30"
@@ -175,8 +175,10 @@ def test_two_builds_are_byte_identical(site_input, tmp_path):
 def test_a_failed_build_leaves_the_previous_site(site_input, tmp_path):
     build_site(ROOT / "mkdocs.yml", site_input, tmp_path / "site")
     before = tree(tmp_path / "site")
-    broken = tmp_path / "mkdocs.yml"
+    broken = tmp_path / "mkdocs.yml"  # a project beside it: the templates and models are the real ones
     broken.write_text((ROOT / "mkdocs.yml").read_text().replace("name: material", "name: no-such-theme"))
+    for folder in ("templates", "models"):
+        (tmp_path / folder).symlink_to(ROOT / folder)
     with pytest.raises(BuildError):
         build_site(broken, site_input, tmp_path / "site")
     assert tree(tmp_path / "site") == before

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from generator.scan.sources import BlobReader, Revision, SourceError, python_files, resolve
-from conftest import CORPUS_BUNDLE
 from gitrepo import commit_all, git, write
 
 
@@ -343,11 +342,10 @@ def test_pypi_missing_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 # ------------------------------------------------------------------ the real corpus
 
 
-def test_corpus_bundle(tmp_path: Path) -> None:
-    if not CORPUS_BUNDLE.is_file():
-        pytest.fail(f"the scan corpus is missing: put vllm-releases.bundle at {CORPUS_BUNDLE} "
-                    "(the shared/corpus folder next to the project checkout)")
-    revision = resolve(str(CORPUS_BUNDLE), "v0.33.0", tmp_path / "cache")
+@pytest.mark.slow
+def test_corpus_bundle(corpus_bundle: Path, tmp_path: Path) -> None:
+    """A clone of the whole bundle, in a cache of its own (the fixture fails saying where to put it)."""
+    revision = resolve(str(corpus_bundle), "v0.33.0", tmp_path / "cache")
     assert revision.tag == "v0.33.0"
     files = python_files(revision)
     assert len(files) == 2991

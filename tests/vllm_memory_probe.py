@@ -14,19 +14,21 @@ memory), and then runs the steps the engine runs at start-up, in its order:
    amount of available memory the case lists, which either give the block count and
    capacity or raise vLLM's own memory errors.
 
-With ``"tp"`` above 1 the model is not instantiated (that needs one process per rank);
-the case reports what the configuration-level functions that the engine uses for the
-same figures say instead: ``ModelConfig.get_num_kv_heads`` / ``get_head_size`` and the
-model class's ``get_mamba_state_shape_from_config`` / ``get_mamba_state_dtype_from_config``.
+With ``"tp"`` above 1 the same steps run in one process per rank (this script again,
+``--rank R --world N --init FILE``), in a gloo process group of that size on the CPU: each
+rank builds its shard of the model, so every layer's spec is vLLM's own per-GPU one. Rank
+0 reports; every rank holds the same specs, so its plan is each worker's.
 
-The test (tests/test_memory.py) compares all of it with generator/memory.py.
+The test (tests/test_memory.py) compares all of it with generator/memory/.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -48,7 +50,6 @@ from vllm.v1.core.kv_cache_planning import get_global_kv_cache_groups, get_kv_ca
 from vllm.v1.core.kv_cache_utils import get_kv_cache_capacity  # noqa: E402
 from vllm.v1.kv_cache_interface import (  # noqa: E402
     AttentionSpec,
-    FullAttentionSpec,
     MambaSpec,
     MLAAttentionSpec,
     SlidingWindowSpec,
@@ -123,10 +124,10 @@ def layer_json(name: str, spec) -> dict:
 def instantiated(case: dict) -> dict:
     config = engine_config(case)
     # The model-parallel groups depend on the model (an expert-parallel group only for
-    # MoE models): set them up again for each case, in one process.
+    # MoE models, tensor-parallel groups of the case's size): set them up again for each case.
     destroy_model_parallel()
     with set_current_vllm_config(config):
-        ensure_model_parallel_initialized(1, 1)
+        ensure_model_parallel_initialized(case.get("tp", 1), 1)
     with set_current_vllm_config(config), torch.device("meta"):
         initialize_model(vllm_config=config)
     current_platform.update_block_size_for_backend(config)
@@ -176,47 +177,65 @@ def instantiated(case: dict) -> dict:
     return result
 
 
-def configuration_level(case: dict) -> dict:
-    """What the configuration says per GPU under tensor parallelism, without a model."""
-    from vllm.model_executor.models import ModelRegistry
-    from vllm.v1.kv_cache_interface import MambaSpec as Spec
-
-    config = engine_config(case)
-    model_config, parallel = config.model_config, config.parallel_config
-    result = {"dtype_size": get_dtype_size(model_config.dtype)}
-    if not model_config.is_attention_free:
-        kv_dtype = model_config.dtype if config.cache_config.cache_dtype == "auto" else torch.uint8
-        per_token = (FullAttentionSpec if not model_config.use_mla else MLAAttentionSpec)(
-            block_size=1,
-            num_kv_heads=model_config.get_num_kv_heads(parallel),
-            head_size=model_config.get_head_size(),
-            dtype=kv_dtype,
-        ).page_size_bytes
-        result["attention_bytes_per_token_per_layer"] = per_token
-    model_cls, _ = ModelRegistry.resolve_model_cls(model_config.architecture, model_config=model_config)
-    if hasattr(model_cls, "get_mamba_state_shape_from_config"):
-        spec = Spec(
-            shapes=model_cls.get_mamba_state_shape_from_config(config),
-            dtypes=model_cls.get_mamba_state_dtype_from_config(config),
-            block_size=-1,
-        )
-        result["mamba_state_bytes_per_layer"] = spec.real_page_size_bytes
-        result["mamba_shapes"] = [list(s) for s in spec.shapes]
-    return result
-
-
-def main() -> None:
-    cases = json.load(sys.stdin)
+def run_cases(cases: list[dict], world: int = 1, rank: int = 0, init: str | None = None) -> list[dict]:
+    """Every case in this process, as rank ``rank`` of a process group of ``world`` processes."""
     stub_missing_kernels()
-    first = engine_config({**cases[0], "tp": 1})
-    with set_current_vllm_config(first):
-        init_distributed_environment(world_size=1, rank=0, local_rank=0, distributed_init_method=f"file://{tempfile.mkstemp(prefix='errorkb-probe-')[1]}", backend="gloo")
+    init = init or tempfile.mkstemp(prefix="errorkb-probe-")[1]
+    with set_current_vllm_config(engine_config(cases[0])):
+        init_distributed_environment(world_size=world, rank=rank, local_rank=rank, distributed_init_method=f"file://{init}", backend="gloo")
     results = []
     for case in cases:
         try:
-            results.append(instantiated(case) if case.get("tp", 1) == 1 else configuration_level(case))
+            results.append(instantiated(case))
         except Exception as exc:  # noqa: BLE001 - reported per case, the others still run
             results.append({"failed": f"{type(exc).__name__}: {exc}"})
+    return results
+
+
+def run_ranks(cases: list[dict], world: int) -> list[dict]:
+    """The cases of one tensor-parallel size, one process per rank; rank 0's results."""
+    with tempfile.TemporaryDirectory(prefix="errorkb-probe-") as folder, contextlib.ExitStack() as files:
+        init = os.path.join(folder, "init")
+        ranks = []
+        for rank in range(world):  # all started before any is waited for: they meet in the process group
+            out = files.enter_context(open(os.path.join(folder, f"{rank}.out"), "w+", encoding="utf-8"))
+            err = files.enter_context(open(os.path.join(folder, f"{rank}.err"), "w+", encoding="utf-8"))
+            command = [sys.executable, __file__, "--world", str(world), "--rank", str(rank), "--init", init]
+            process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out, stderr=err, text=True)
+            process.stdin.write(json.dumps(cases))
+            process.stdin.close()
+            ranks.append((process, out, err))
+        try:
+            for process, _, _ in ranks:
+                process.wait(timeout=900)
+        except subprocess.TimeoutExpired:
+            for process, _, _ in ranks:
+                process.kill()
+            return [{"failed": f"the {world} ranks did not finish in 900 s"}] * len(cases)
+        for rank, (process, _, err) in enumerate(ranks):
+            if process.returncode:
+                err.seek(0)
+                return [{"failed": f"rank {rank} exited with {process.returncode}: {err.read()[-2000:]}"}] * len(cases)
+        out = ranks[0][1]
+        out.seek(0)
+        return json.loads(out.read())
+
+
+def main() -> None:
+    if "--rank" in sys.argv:  # one rank of run_ranks
+        options = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+        results = run_cases(json.load(sys.stdin), int(options["--world"]), int(options["--rank"]), options["--init"])
+        if options["--rank"] == "0":
+            json.dump(results, sys.stdout)
+        return
+    cases = json.load(sys.stdin)
+    results: list[dict | None] = [None] * len(cases)
+    sizes = sorted({case.get("tp", 1) for case in cases})
+    for world in sizes:
+        indexes = [i for i, case in enumerate(cases) if case.get("tp", 1) == world]
+        ran = run_cases([cases[i] for i in indexes]) if world == 1 else run_ranks([cases[i] for i in indexes], world)
+        for i, result in zip(indexes, ran):
+            results[i] = result
     json.dump(results, sys.stdout)
 
 

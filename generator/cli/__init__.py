@@ -1,0 +1,1 @@
+"""The ``errorkb`` command line (``main.py``), one file per command."""

@@ -1,4 +1,4 @@
-"""``errorkb memory``: parse the flags, call ``generator.memory.calculator.calculate``, print the report."""
+"""``errorkb memory``: parse the flags, call the memory calculator, print the report."""
 
 from __future__ import annotations
 
@@ -8,21 +8,13 @@ from pathlib import Path
 
 from generator import text
 from generator.config import Config
-from generator.memory.calculator import (
-    GIB,
-    GPUS,
-    MemoryInputError,
-    MemoryReport,
-    ServeSettings,
-    calculate,
-    find_gpu,
-    gpu_memory_bytes,
-    parse_size,
-    read_config,
-)
+from generator.memory.configs import read_config
+from generator.memory.findings import REPORT_TEXTS, MemoryReport, calculate
+from generator.memory.gpus import find_gpu, gpu_memory_bytes, load_gpus
+from generator.memory.settings import GIB, MemoryInputError, ServeSettings, parse_size
 
 
-def add_memory_command(commands) -> None:
+def add_parser(commands) -> None:
     memory = commands.add_parser(
         "memory",
         help="whether a model fits a GPU under the pinned vLLM, and which memory error it would raise",
@@ -31,7 +23,7 @@ def add_memory_command(commands) -> None:
     )
     memory.add_argument("--model", required=True, type=Path, help="the model's config.json, or the folder holding it")
     where = memory.add_mutually_exclusive_group(required=True)
-    where.add_argument("--gpu", help=f"a GPU from the table: {', '.join(g.name for g in GPUS)}")
+    where.add_argument("--gpu", help=f"a GPU from the table: {', '.join(g.name for g in load_gpus())}")
     where.add_argument("--gpu-memory", help="the GPU's memory, e.g. 24GiB or 80GB")
     memory.add_argument("--gpu-memory-utilization", type=float, default=0.92, help="vLLM's share of the GPU (default 0.92)")
     memory.add_argument("--max-model-len", help="tokens per request (default: the model's); auto or -1: the largest that fits")
@@ -47,7 +39,7 @@ def add_memory_command(commands) -> None:
                         "\"Available KV cache memory\" (skips the estimates)")
     memory.add_argument("--block-size", type=int, help="tokens per KV cache block (default: 16, 64 for MLA)")
     memory.add_argument("--json", action="store_true", help="print the whole report as JSON")
-    memory.set_defaults(run=run_memory)
+    memory.set_defaults(run=run)
 
 
 def settings_from(args: argparse.Namespace) -> ServeSettings:
@@ -84,14 +76,9 @@ def settings_from(args: argparse.Namespace) -> ServeSettings:
     )
 
 
-def run_memory(config: Config, args: argparse.Namespace) -> int:
-    from generator.cli.main import UsageError
-
-    try:
-        model = read_config(args.model)
-        report = calculate(model, settings_from(args), str(args.model))
-    except MemoryInputError as exc:
-        raise UsageError(str(exc)) from None
+def run(config: Config, args: argparse.Namespace) -> int:
+    model = read_config(args.model)
+    report = calculate(model, settings_from(args), str(args.model))
     if args.json:
         data = report.to_json()
         for finding in data["errors"]:
@@ -166,7 +153,7 @@ def render_text(report: MemoryReport, config: Config) -> str:
             lines.append(f"  {reserve['name']:<24}{gib(reserve['bytes']):>12}  {mark}{reserve['source']}")
         lines.append(f"KV cache budget: {gib(budget.get('kv_cache_bytes', 0))}")
         if budget.get("weights_exceed_gpu"):
-            lines.append("The weights alone exceed the GPU's memory: loading them fails with CUDA out of memory first.")
+            lines.append(REPORT_TEXTS["weights_exceed_gpu"])
     if "num_blocks" in budget:
         lines.append(f"Fits: {budget['tokens']:,} tokens ({budget['num_blocks']:,} blocks); "
                      f"{budget['concurrency']:.2f} requests of {settings['max_model_len']:,} tokens at once")
@@ -174,15 +161,16 @@ def render_text(report: MemoryReport, config: Config) -> str:
         lines.append(f"Largest --max-model-len that fits: {budget['largest_max_model_len']:,}")
     lines.append("")
     if not report.errors:
-        lines.append("Known errors: none; vLLM should start with these settings (the estimates aside).")
+        lines.append("Known errors: none; " + REPORT_TEXTS["no_error"])
     for finding in report.errors:
         lines.append(f"Raises {finding.id}: {entry_title(config, finding.entry)}")
         lines.append(f"  {error_url(config, finding.id)}")
         lines.append(f"  vLLM: {finding.message}")
         if finding.fixes:
-            lines.append("  Each of these alone fixes it: " + "; ".join(
-                f"{fix['flags']} ({fix['kv_cache_tokens']:,} tokens fit)" for fix in finding.fixes))
+            fixes = "; ".join(REPORT_TEXTS["fix"].format(flags=fix["flags"], kv_cache_tokens=f"{fix['kv_cache_tokens']:,}")
+                              for fix in finding.fixes)
+            lines.append("  " + REPORT_TEXTS["fixes"].format(fixes=fixes))
         else:
-            lines.append("  No single flag fixes it: use a larger GPU, more GPUs, or a smaller model.")
+            lines.append("  " + REPORT_TEXTS["no_fix"])
     return "\n".join(lines)
 

@@ -1,7 +1,7 @@
 """Checks of curated entries against the pinned release, beyond the schema.
 
-Pure: the entries (``generator.entries.load``), the catalog's errors and the set of
-``vllm serve`` flags at the pin in, a list of ``Problem``s out, each pointing at the
+Pure: the entries (``generator.entries.load``), the catalog's errors, the set of
+``vllm serve`` flags at the pin and the models there are (``available_models``) in, a list of ``Problem``s out, each pointing at the
 line and column of the value to fix.
 
 - every id is raised at the pin, and belongs to one entry only;
@@ -15,11 +15,12 @@ from __future__ import annotations
 import difflib
 import heapq
 import re
-from pathlib import Path
+from typing import Collection
 from dataclasses import dataclass
 
 from generator.text import shorten
-from generator.entries.load import ErrorEntry, Problem, iter_strings, iter_texts, key_label
+from generator.entries.load import ErrorEntry, iter_strings, iter_texts
+from generator.entries.problems import Problem, key_label
 
 ID = re.compile(r"^[0-9a-f]{16}$")
 
@@ -253,7 +254,7 @@ def _todo_problems(entry: ErrorEntry) -> list[Problem]:
 # --- reproduction cases -------------------------------------------------------------------------------
 
 
-def _reproduce_problems(entry: ErrorEntry, flags: set[str], revision: str, root: Path | None) -> list[Problem]:
+def _reproduce_problems(entry: ErrorEntry, flags: set[str], revision: str, models: Collection[str] | None) -> list[Problem]:
     """What the schema cannot see in ``reproduce``: an expected id the entry does not
     explain, cases of one pair on different tiers, a health check without a server,
     ``vllm serve`` flags the pin lacks, a ``models/...`` folder without its config.json."""
@@ -290,10 +291,9 @@ def _reproduce_problems(entry: ErrorEntry, flags: set[str], revision: str, root:
                         problems.append(entry.problem((*base, role, "cli", position),
                                                       f"`vllm serve` has no flag {name} at {revision}{hint}"))
             words += re.findall(r"""["'](models/[^"']+)["']""", case.get("python") or "")
-            if root is not None:
+            if models is not None:
                 for word in words:
-                    target = root / word
-                    if word.startswith("models/") and not (target.is_file() or (target / "config.json").is_file()):
+                    if word.startswith("models/") and word not in models:
                         key = (*base, role, "cli", argv.index(word)) if argv and word in argv else (*base, role)
                         problems.append(entry.problem(key, f"{word}/config.json does not exist: add the model's "
                                                            "configuration under models/, or use one that is there"))
@@ -304,13 +304,16 @@ def _reproduce_problems(entry: ErrorEntry, flags: set[str], revision: str, root:
 
 
 def check_entries(entries: list[ErrorEntry], catalog_errors: list[dict], flags: set[str], revision: str = "the pin",
-                  root: Path | None = None) -> list[Problem]:
-    """Every problem of the entries that the schema cannot see, sorted by path, line and column."""
+                  models: Collection[str] | None = None) -> list[Problem]:
+    """Every problem of the entries that the schema cannot see, sorted by path, line and column.
+
+    ``models``: the ``models/...`` paths a case may name (``available_models``); None: not checked.
+    """
     templates = {error["id"]: error.get("template") or "" for error in catalog_errors}
     problems = _id_problems(entries, templates, revision)
     for entry in entries:
         problems.extend(_flag_problems(entry, flags, revision))
         problems.extend(_link_problems(entry, set(templates), revision))
         problems.extend(_todo_problems(entry))
-        problems.extend(_reproduce_problems(entry, flags, revision, root))
+        problems.extend(_reproduce_problems(entry, flags, revision, models))
     return sorted(problems)

@@ -1,19 +1,20 @@
-"""Lookup: a pasted log, traceback or message → the vLLM errors it shows.
+"""Matching: a cleaned paste → the templates it shows (pure: no disk, no processes).
 
-Pure functions over a catalog; the command line and the browser port
-(``templates/assets/lookup.js``) follow the same rules, checked by the shared test
-vectors in ``tests/data/lookup_vectors.json``.
+Lookup as a whole turns a pasted log, traceback or message into the vLLM errors it
+shows. ``clean.py`` reads the paste (steps 1 and 2 below: cleaning, squashing),
+``foreign.py`` reads its traceback and tells errors that are not vLLM's, this module
+matches templates (step 3), and ``index.py`` packs the catalogs into the compact index
+that the command line and the site read. The browser port
+(``templates/assets/lookup.js``) follows the same rules, checked by the shared test
+vectors in ``tests/data/lookup_vectors.json``; every number and pattern it needs comes
+from the index.
 
 How a paste is read:
 
-1. ``clean_paste`` undoes what happens to text between vLLM and the search box:
-   ANSI colours, HTML entities, JSON string escapes, and per line the prefixes that
-   logs add (docker-compose ``vllm-1  | ``, ``(EngineCore_DP0 pid=316)``,
-   ``[rank0]:``, vLLM's ``ERROR 11-18 18:07:28 [core.py:710]`` headers, timestamps).
-2. ``squash`` drops whitespace and backticks, folds case and quote styles. Compared
-   squashed, a message survives hard wraps that split words, lost indentation, lost
-   backticks, and re-flowed paragraphs. Each squashed character remembers where it
-   came from, so placeholder values are cut from the cleaned text.
+1. ``clean_paste`` undoes what happens to text between vLLM and the search box (see
+   ``clean.py``).
+2. ``squash`` drops whitespace, backticks and quotes and folds case, remembering where
+   each character came from (see ``clean.py``).
 3. Every template is a list of literal segments with holes between them. Candidates
    come from a 6-gram index over the segments; each candidate is verified by finding
    its segments in order (a hole takes whatever lies between), crediting a prefix of
@@ -23,138 +24,36 @@ How a paste is read:
 from __future__ import annotations
 
 import heapq
-import html
 import re
-from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Iterable
 
+from generator.lookup.clean import Origin, clean_paste, squash, squash_text
+from generator.lookup.foreign import foreign_frame, last_exception, not_vllm, traceback_frames
 from generator.scan.ids import split_template
-from generator.text import error_url, shorten, unquoted
+from generator.text import ELLIPSIS, shorten, unquoted
 
 GRAM = 6
-MAX_TEXT_CHARS = 200_000  # a bigger paste is read from its end, where the error is
 MAX_GRAMS_PER_ENTRY = 48
 STOP_GRAM_ENTRIES = 150  # a gram in more templates than this tells nothing
 MAX_CANDIDATES = 40
+CANDIDATE_SHARE = 5  # a template is a candidate when the paste has 1/CANDIDATE_SHARE of its grams,
+CANDIDATE_GRAMS = 8  # or this many of them
+ANCHORS = 3  # a match is anchored on one of the template's first chunks
+ANCHOR_TRIES = 6  # places of an anchor in the paste tried
+CHUNK_WORDS = 3
+WINDOW = 24  # how far past the expected place a chunk may start (inserted words)
+TAIL = 400  # squashed characters before the paste's end within which a template may be cut short
 MIN_LITERAL = 12  # templates with less literal text need their exception name beside them
 MIN_MATCHED = 20  # a longer template must show at least this much of itself
-
-# --- cleaning --------------------------------------------------------------------------
-
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[@-_]|(?<![\w\]])\[(?:\d{1,3}(?:;\d{1,3})*)?m")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[nrt\"'\\/])")
-_LINE_PREFIXES = [
-    re.compile(r"^[\w.-]+-\d+\s+\|\s?"),  # docker-compose: "vllm-1  | "
-    re.compile(r"^\s*\((?:[\w.:-]+\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)\s?"),  # (EngineCore_DP0 pid=316)
-    re.compile(r"^\s*\[rank\d+\]:\s?"),  # [rank0]:
-    # vLLM's headers: "ERROR 11-18 18:07:28 engine.py:366] ", "INFO 05-01 12:00:00.123 [core.py:710] "
-    re.compile(
-        r"^\s*(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+"
-        r"(?:\[[^\]\s]+:\d+\]|[\w./-]+:\d+\])\s?"
-    ),
-    re.compile(r"^\s*\[[^\]\s]+\.py:\d+\]\s?"),  # a bare "[core.py:710] "
-    re.compile(r"^\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s*(?:[|-]\s*)?"),
-    re.compile(r"^\s*(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:"),  # logging's default format
-    re.compile(r"^\s*>\s?"),  # a quoted reply on GitHub
-]
-
-
-# A vLLM INFO/DEBUG header anywhere in the line's prefix.
-_CHATTER = re.compile(r"^[^\n]{0,80}?\b(?:INFO|DEBUG)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d")
-_CHATTER_KEEP = re.compile(r"Error|Exception|Traceback", re.I)
-
-
-def clean_paste(text: str) -> str:
-    """The paste as vLLM printed it, as far as that can be recovered."""
-    if len(text) > MAX_TEXT_CHARS:
-        text = text[-MAX_TEXT_CHARS:]
-    text = _ANSI.sub("", text)
-    text = _CONTROL.sub("", text)
-    if "&" in text:
-        text = html.unescape(text)
-    for _ in range(3):  # a JSON body quoted inside another is escaped twice
-        if "\\" not in text:
-            break
-        text = _JSON_ESCAPE.sub(_unescape, text)
-    # "\ud83d\ude80" came out as two halves: one code point again; a lone half is no text
-    text = _SURROGATES.sub(_join_surrogates, text)
-    lines = []
-    for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        line = raw
-        for _ in range(6):  # prefixes stack: "vllm-1  | (APIServer pid=1) ERROR ... ] "
-            before = line
-            for pattern in _LINE_PREFIXES:
-                line = pattern.sub("", line, count=1)
-            if line == before:
-                break
-        if _CHATTER.search(raw) and not _CHATTER_KEEP.search(raw):
-            continue  # an INFO or DEBUG log line: vLLM never reports a raised error there
-        lines.append(line)
-    return "\n".join(lines)
-
-
-_SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
-
-
-def _join_surrogates(match: re.Match) -> str:
-    pair = match.group(0)
-    if len(pair) == 2:
-        return chr(0x10000 + ((ord(pair[0]) - 0xD800) << 10) + (ord(pair[1]) - 0xDC00))
-    return "\ufffd"
-
-
-def _unescape(match: re.Match) -> str:
-    code = match.group(1)
-    if code[0] == "u":
-        return chr(int(code[1:], 16))
-    return {"n": "\n", "r": "\n", "t": "\t"}.get(code, code)
-
-
-# --- squashing ---------------------------------------------------------------------------
-
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": "'", "\u201d": "'", '"': "'"})
-# Quotes go too: they differ between str() and repr(), and the pieces of an
-# implicitly concatenated message in a traceback's source lines read as the message.
-_DROP = frozenset(" \t\n\r\f\v`\u00a0'")
-
-
-class Origin:
-    """Maps a position in squashed text back to the cleaned text it came from."""
-
-    def __init__(self, starts: list[int], shifts: list[int]):
-        self.starts = starts  # squashed position where each run of dropped chars ends
-        self.shifts = shifts  # dropped chars before that position
-
-    def __getitem__(self, index: int) -> int:
-        run = bisect_right(self.starts, index)
-        return index + (self.shifts[run - 1] if run else 0)
-
-
-_DROP_RUN = re.compile("[" + re.escape("".join(sorted(_DROP))) + "]+")
-
-
-def squash(text: str) -> tuple[str, Origin]:
-    """Text without whitespace, backticks or quotes, in lower case; and where each char came from."""
-    folded = text.translate(_QUOTES).lower()
-    if len(folded) != len(text):  # rare case-folding that changes length: fold per char
-        folded = "".join(c.translate(_QUOTES).lower()[:1] or c for c in text)
-    starts: list[int] = []
-    shifts: list[int] = []
-    dropped = 0
-    for run in _DROP_RUN.finditer(folded):
-        dropped += run.end() - run.start()
-        starts.append(run.end() - dropped)
-        shifts.append(dropped)
-    return _DROP_RUN.sub("", folded), Origin(starts, shifts)
-
-
-def squash_text(text: str) -> str:
-    folded = text.translate(_QUOTES).lower()
-    return _DROP_RUN.sub("", folded)
+SURE = 0.9  # a score from which a match counts as the message itself (not a near miss)
+AGREE_BONUS = 15  # squashed characters a type that agrees is worth (or the raising frame)
+FRAME_BONUS = 50  # ... and on top of that, the raising frame
+MAX_VALUE_CHARS = 2000  # a placeholder's value is cut after this many characters
+TITLE_WIDTH = 80
+HOLE = re.compile(r"\{[^}]*\}")  # a placeholder, for telling whether a template has literal text
 
 
 # --- templates ---------------------------------------------------------------------------
@@ -191,10 +90,6 @@ class Entry:
     grams: int = 0  # grams of it in the index
 
 
-CHUNK_WORDS = 3
-WINDOW = 24  # how far past the expected place a chunk may start (inserted words)
-
-
 def chunk_segments(segments: list[str]) -> tuple[list[str], list[int]]:
     chunks: list[str] = []
     owners: list[int] = []
@@ -229,7 +124,7 @@ class LookupError_:
     sites: list[dict]  # {"path", "line", "function"}
 
 
-def error_title(exception: str, template: str, has_message: bool = True, width: int = 80) -> str:
+def error_title(exception: str, template: str, has_message: bool = True, width: int = TITLE_WIDTH) -> str:
     """``<Exception>: <start of the message>``, cut at a word boundary."""
     if not has_message or not template:
         return exception
@@ -267,8 +162,8 @@ class Match:
         # migrate between releases (ValueError → VLLMValidationError).
         return (
             not self.wrapper,
-            self.score >= 0.9,
-            self.matched - self.missing + 15 * (self.exception_agrees or self.frame) + 50 * self.frame,
+            self.score >= SURE,
+            self.matched - self.missing + AGREE_BONUS * (self.exception_agrees or self.frame) + FRAME_BONUS * self.frame,
             self.coverage,
             -self.holes,  # of two templates that fit alike, the one with fewer holes says more
             self.in_last,
@@ -288,85 +183,6 @@ class Match:
             "sites": [{"path": s["path"], "line": s["line"]} for s in e.sites],
             "values": self.values,
         }
-
-
-# --- not vLLM -----------------------------------------------------------------------------
-
-# Errors that vLLM users hit but that come from elsewhere. Checked against the last
-# exception of the paste; a vLLM template that explains that exception wins.
-NOT_VLLM_RULES: list[tuple[str, tuple[str, ...], re.Pattern, str, bool]] = [
-    # (source, keywords, pattern, reason, weak): the pattern runs only where one of
-    # the keywords occurs (lower case); a weak rule speaks only when no vLLM error matched.
-    ("torch", ("out of memory", "re-initialize cuda"),
-     re.compile(r"OutOfMemoryError: CUDA out of memory|CUDA out of memory\. Tried to allocate|Cannot re-initialize CUDA in forked subprocess", re.I),
-     "PyTorch reported it (a CUDA allocation that failed, or CUDA used in a forked process), not a vLLM check", False),
-    ("cuda", ("cuda error",),
-     re.compile(r"CUDA error: (?:an illegal memory access|no kernel image is available|device-side assert|misaligned address|unspecified launch failure|out of memory|invalid device ordinal|CUDA-capable device)", re.I),
-     "an error reported by the CUDA runtime (through PyTorch), not a vLLM check", False),
-    ("nccl", ("nccl", "distbackenderror"),
-     re.compile(r"\bNCCL error|nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidUsage|RemoteError)|DistBackendError", re.I),
-     "an error from NCCL, the GPU collective-communication library", False),
-    ("nccl", ("nccl warn",), re.compile(r"\bNCCL WARN\b"),
-     "a warning from NCCL, the GPU collective-communication library", True),
-    ("python-import", ("no module named", "cannot import name", "undefined symbol"),
-     re.compile(r"(?:ModuleNotFoundError|ImportError): (?:No module named|cannot import name)|undefined symbol: \w+"),
-     "Python could not import a package, a name from it, or a compiled extension built against another PyTorch", False),
-    ("transformers", ("transformers", "unrecognized", "config.json", "gguf model", "custom code"),
-     re.compile(r"contains custom code which must be executed|Transformers does not recognize this architecture|model type `[^`]+` but Transformers|Unrecognized configuration class|does not appear to have a file named config\.json|Unrecognized model in |GGUF model with architecture \S+ is not supported yet", re.I),
-     "an error from Hugging Face transformers while reading the model's configuration", False),
-    ("huggingface_hub", ("repo", "client error", "model identifier", "localentrynotfound", "huggingface.co"),
-     re.compile(r"GatedRepoError|RepositoryNotFoundError|(?:401|403) Client Error|is not a valid model identifier|LocalEntryNotFoundError|We couldn't connect to 'https://huggingface\.co'|Cannot access gated repo", re.I),
-     "an error from the Hugging Face Hub client while fetching the model", False),
-]
-
-_EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?(\w*(?:Error|Exception|Exit|Interrupt|Warning)|AssertionError)(?:\((\w+)\))?(?::\s?(.*))?$")
-_FRAME = re.compile(r'File "([^"]+)", line (\d+), in ([\w<>.]+)')
-
-
-def last_exception(cleaned: str) -> tuple[int, str] | None:
-    """(position, name) of the last ``SomeError: ...`` line of the paste."""
-    found = None
-    pos = 0
-    for line in cleaned.split("\n"):
-        stripped = line.strip()
-        m = _EXCEPTION_LINE.match(stripped)
-        if m:
-            found = (pos, m.group(2) or m.group(1))
-        pos += len(line) + 1
-    return found
-
-
-def not_vllm(cleaned: str, weak: bool = False) -> tuple[int, str, str] | None:
-    """(end of its line, source, reason) of the last non-vLLM error the paste shows.
-
-    ``weak``: also rules that only speak when no vLLM error matched.
-    """
-    best = None
-    low = cleaned.lower()
-    for source, keywords, pattern, reason, is_weak in NOT_VLLM_RULES:
-        if (is_weak and not weak) or not any(k in low for k in keywords):
-            continue
-        for m in pattern.finditer(cleaned):
-            line_end = cleaned.find("\n", m.start())
-            line_end = len(cleaned) if line_end == -1 else line_end
-            if best is None or line_end > best[0]:
-                best = (line_end, source, reason)
-    return best
-
-
-# Packages whose own frame, innermost in a traceback, says the error is theirs.
-_FOREIGN_PACKAGES = ("transformers", "torch", "huggingface_hub", "ray", "triton", "tokenizers", "safetensors", "pydantic")
-
-
-def foreign_frame(frames: list[tuple[str, str]]) -> tuple[int, str, str] | None:
-    """When no vLLM error matched: the package of the traceback's innermost frame."""
-    if not frames:
-        return None
-    path = frames[-1][0].replace("\\", "/")
-    for package in _FOREIGN_PACKAGES:
-        if f"/{package}/" in path and "/vllm/" not in path:
-            return 0, package, f"the traceback ends in {package}'s own code ({path.rsplit('/', 1)[-1]})"
-    return None
 
 
 # --- the matcher ---------------------------------------------------------------------------
@@ -420,14 +236,14 @@ class Matcher:
         if not flat:
             return [], None
         last = last_exception(cleaned)
-        frames = [(m.group(1), m.group(3)) for m in _FRAME.finditer(cleaned)]
+        frames = traceback_frames(cleaned)
 
         index = self.index
         grams = {flat[i : i + GRAM] for i in range(len(flat) - GRAM + 1)}
         counts = Counter(chain.from_iterable(index[g] for g in grams if g in index))
         entries = self.entries
         # Keep the templates of which a fair share of grams occur, best share first.
-        ranked = [(-n / entries[e].grams, -n, e) for e, n in counts.items() if n * 5 >= entries[e].grams or n >= 8]
+        ranked = [(-n / entries[e].grams, -n, e) for e, n in counts.items() if n * CANDIDATE_SHARE >= entries[e].grams or n >= CANDIDATE_GRAMS]
         candidates = [e for _, _, e in heapq.nsmallest(MAX_CANDIDATES, ranked)] + self.short
 
         results: dict[int, Match] = {}
@@ -443,7 +259,7 @@ class Matcher:
         for outer in found:
             # "Worker failed with error '<the real error>'": the inner error is the answer
             outer.wrapper = any(
-                inner is not outer and a <= inner.start and inner.end <= b and inner.score >= 0.9
+                inner is not outer and a <= inner.start and inner.end <= b and inner.score >= SURE
                 for a, b in outer.value_spans
                 for inner in found
             )
@@ -464,11 +280,11 @@ class Matcher:
         entry = self.entries[number]
         best: Match | None = None
         skipped = 0
-        for first in range(min(3, len(entry.chunks))):
+        for first in range(min(ANCHORS, len(entry.chunks))):
             anchor = entry.chunks[first]
             start = flat.find(anchor)
             tries = 0
-            while start != -1 and tries < 6:
+            while start != -1 and tries < ANCHOR_TRIES:
                 tries += 1
                 found = self._walk(entry, first, start, skipped, flat, origin, cleaned, last)
                 if found is not None and (best is None or found.rank_key > best.rank_key):
@@ -512,11 +328,11 @@ class Matcher:
             # After a hole the paste may stop anywhere: the value can be any length.
             at_end = (
                 owners[i] != owners[i - 1]
-                or rest <= 400
+                or rest <= TAIL
                 or _at_line_end(cleaned, origin[pos + common - 1] + 1 if pos + common else 0)
             )
             if at_end and not any(flat.find(c, pos) != -1 for c in chunks[i + 1 :]):
-                overlap = max(common, _longest_prefix_at_end(flat[pos:], chunk) if rest <= 400 else 0)
+                overlap = max(common, _longest_prefix_at_end(flat[pos:], chunk) if rest <= TAIL else 0)
                 matched += overlap
                 if overlap:
                     bounds[i] = (pos, pos + overlap) if overlap == common else (len(flat) - overlap, len(flat))
@@ -575,8 +391,8 @@ class Matcher:
             text = cleaned[origin[a] : origin[b - 1] + 1].strip() if b > a else ""
             if b > a:
                 spans.append((origin[a], origin[b - 1] + 1))
-            if len(text) > 2000:
-                text = text[:2000] + " …"
+            if len(text) > MAX_VALUE_CHARS:
+                text = text[:MAX_VALUE_CHARS] + ELLIPSIS
             values.setdefault(name, text)
         return values, spans
 
@@ -595,7 +411,7 @@ class Matcher:
                 continue
             if number in results:
                 results[number].frame = True
-            elif not any(c.isalnum() for c in re.sub(r"\{[^}]*\}", "", error.template)):
+            elif not any(c.isalnum() for c in HOLE.sub("", error.template)):
                 # a raise with no message (or a wholly computed one): the frame is all there is
                 results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True)
 
@@ -621,76 +437,3 @@ def _longest_prefix_at_end(text: str, segment: str) -> int:
         if text.endswith(segment[:size]):
             return size
     return 0
-
-
-# --- the compact index (what the site ships, and what the command line reads) ----------------
-
-INDEX_SCHEMA_VERSION = 1
-
-
-def compact_index(catalogs: list[dict]) -> dict:
-    """Every error of the catalogs (one per release, oldest first), compactly.
-
-    The browser builds its matcher from this with the same rules as ``Matcher``:
-    the rules that are data (log prefixes, non-vLLM errors) travel inside it.
-    """
-    merged: dict[str, dict] = {}
-    forms: dict[str, list[str]] = {}
-    for catalog in catalogs:
-        for error in catalog["errors"]:
-            known = merged.get(error["id"])
-            if known is None:
-                known = merged[error["id"]] = {
-                    "id": error["id"],
-                    "exception": error["exception"],
-                    "template": error["template"],
-                    "has_message": error.get("has_message", True),
-                    "versions": [],
-                }
-                forms[error["id"]] = []
-            known["versions"].append(catalog["revision"])
-            known["sites"] = [[s["path"], s["line"], s["function"]] for s in error["sites"]]
-            if known["has_message"]:
-                for site in error["sites"]:
-                    for form in [site["template"], *site.get("variants", [])]:
-                        if form and form not in forms[error["id"]]:
-                            forms[error["id"]].append(form)
-    ids = sorted(merged)
-    return {
-        "schema_version": INDEX_SCHEMA_VERSION,
-        "revisions": [c["revision"] for c in catalogs],
-        "errors": [[merged[i]["id"], merged[i]["exception"], merged[i]["template"], merged[i]["has_message"],
-                    merged[i]["versions"], merged[i]["sites"], forms[i]] for i in ids],
-        "rules": {
-            "gram": GRAM,
-            "chunk_words": CHUNK_WORDS,
-            "not_vllm": [[source, list(keywords), pattern.pattern, "i" if pattern.flags & re.I else "", reason, weak]
-                         for source, keywords, pattern, reason, weak in NOT_VLLM_RULES],
-            "foreign_packages": list(_FOREIGN_PACKAGES),
-            "line_prefixes": [p.pattern for p in _LINE_PREFIXES],
-            "chatter": _CHATTER.pattern,
-            "chatter_keep": _CHATTER_KEEP.pattern,  # flags: i
-            "ansi": _ANSI.pattern,
-        },
-    }
-
-
-def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
-    errors = [
-        LookupError_(
-            id=id_,
-            exception=exception,
-            template=template,
-            title=error_title(exception, template, has_message),
-            url=error_url(site_url, id_),
-            versions=versions,
-            sites=[{"path": p, "line": line, "function": f} for p, line, f in sites],
-        )
-        for id_, exception, template, has_message, versions, sites, _ in index["errors"]
-    ]
-    return Matcher(errors, [forms for *_, forms in index["errors"]])
-
-
-def matcher_from_catalogs(catalogs: list[dict], site_url: str = "") -> Matcher:
-    """A matcher over the errors of one or more catalogs (one per release, oldest first)."""
-    return matcher_from_index(compact_index(catalogs), site_url)

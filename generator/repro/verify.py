@@ -1,12 +1,11 @@
 """``errorkb verify``: run every entry's cases on a tier and record what happened.
 
-Planning (which pairs run), judging (``generator/reproduce.py``) and the records are
-plain functions; the runners of ``generator/harness.py`` do the running.
+Planning (which pairs run) and judging (``cases.py``) are plain functions; the runners
+of ``harness.py`` do the running (``run_pairs``); ``records.py`` keeps what was seen.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -20,7 +19,6 @@ from generator.repro.cases import (
     case_record,
     judge_error,
     judge_fix,
-    merge_record,
     pair_key,
     reproductions,
     tier_record,
@@ -112,32 +110,22 @@ def problems(results: list[PairResult], entries: dict[str, ErrorEntry]) -> list[
     return lines
 
 
-def record_path(folder: Path, slug: str) -> Path:
-    return folder / f"{slug}.json"
+def run_pairs(runner, repros: list[Reproduction], pairs: list[tuple[CaseRequest, CaseRequest]],
+              match: Callable[[str], str | None], watched: bool,
+              on_result: Callable[[PairResult], None] | None = None) -> list[PairResult]:
+    """Run each pair's error and fix case on ``runner`` and judge them, in order.
 
-
-def load_record(folder: Path, slug: str) -> dict | None:
-    path = record_path(folder, slug)
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def load_records(folder: Path) -> dict[str, dict]:
-    """Every entry's record, by slug (for the site)."""
-    if not folder.is_dir():
-        return {}
-    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))}
-
-
-def updated_records(folder: Path, results: list[PairResult], environment: dict, date: str) -> dict[str, str]:
-    """The record files to write (path -> text): each entry's file with this run's tiers replaced."""
-    out: dict[str, dict] = {}
-    for result in results:
-        if result.skipped:
-            continue  # a pair that could not run here says nothing about the entry
-        slug = result.repro.entry
-        previous = out.get(slug) or load_record(folder, slug)
-        out[slug] = merge_record(previous, slug, result.record(environment, date))
-    return {str(record_path(folder, slug)): json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
-            for slug, data in sorted(out.items())}
+    A runner that schedules many cases at once (``run_all``, Ray) is given them all in
+    one go and its runs are taken back two by two, in the order they were given.
+    """
+    if hasattr(runner, "run_all"):
+        runs = iter(runner.run_all([request for pair in pairs for request in pair]))
+        ran = zip(runs, runs)
+    else:
+        ran = ((runner.run(error), runner.run(fix)) for error, fix in pairs)
+    results = []
+    for repro, (error_run, fix_run) in zip(repros, ran):
+        results.append(judge_pair(repro, error_run, fix_run, match, watched))
+        if on_result is not None:
+            on_result(results[-1])
+    return results

@@ -28,6 +28,7 @@ import generator.scan.incremental
 import generator.scan.walker
 import generator.scan.ids
 import generator.text
+from generator.errors import InputError
 from generator.scan.incremental import FileResult, Stored
 
 
@@ -89,6 +90,14 @@ class Rows:
         self.variants.extend(other.variants)
 
 
+class CacheError(InputError):
+    """The cache database cannot be read (corrupt or truncated); deleting it is safe."""
+
+    def __init__(self, path: Path, cause: Exception):
+        super().__init__(f"{path}: the analysis cache cannot be read ({cause}); delete it (rm {path}) and run again, "
+                         "it is rebuilt from the sources")
+
+
 class BlobCache:
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,7 +106,13 @@ class BlobCache:
         self.stats = CacheStats()
         self.loaded: dict[str, dict] = {}  # analyses read in this process, decoded (catalog.scan_revision)
         self.resources: dict[str, object] = {}  # kept for the cache's lifetime, closed with it
-        self.db = sqlite3.connect(path)
+        try:
+            self.db = sqlite3.connect(path)
+            self._create_tables()
+        except sqlite3.DatabaseError as exc:
+            raise CacheError(path, exc) from None
+
+    def _create_tables(self) -> None:
         with self.db:
             self.db.execute(
                 "CREATE TABLE IF NOT EXISTS analysis (fingerprint TEXT, blob TEXT, data BLOB,"
@@ -157,8 +172,10 @@ class BlobCache:
     def __enter__(self) -> "BlobCache":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, kind, exc, traceback) -> None:
         self.close()
+        if isinstance(exc, sqlite3.DatabaseError):  # found corrupt while reading it (here or in a worker)
+            raise CacheError(self.path, exc) from None
 
 
 class PieceStore:

@@ -35,9 +35,12 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-import git
-
 from generator.errors import InputError
+
+try:
+    import git
+except ImportError:  # GitPython will not even import without a git executable
+    raise InputError("git is not installed or not on PATH; install it (apt-get install git) and run again") from None
 
 __all__ = ["SourceError", "Revision", "resolve", "python_files", "BlobReader"]
 

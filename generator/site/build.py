@@ -1,5 +1,7 @@
 """The site: catalog, entries and engine arguments in; a mkdocs-material site out.
 
+The project's folder is the one that holds ``mkdocs.yml`` (beside ``errorkb.toml``): its
+``templates/`` and ``models/`` are read from there, not from the installed package.
 Pages are rendered from the Jinja2 templates in ``templates/`` into a temporary
 docs folder, mkdocs builds them into a temporary site folder, and only a complete
 build replaces the previous site (a failed build leaves it as it was).
@@ -14,11 +16,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.history.lineage import assemble_history, drift
-from generator.lookup.match import compact_index
-from generator.memory.calculator import CALCULATOR_ENTRIES, bundled_models, site_data
+from generator.history.drift import drift
+from generator.history.lineage import assemble_history
+from generator.lookup.index import compact_index
+from generator.memory.site_data import CALCULATOR_ENTRIES, bundled_models, site_data
 from generator.site.pages import API_SCHEMA_VERSION, ErrorPage, build_pages, error_json, index_json, report_url
-from generator.site.render import TEMPLATES, environment
+from generator.site.render import environment
+from generator.config import DEFAULT_ISSUES_URL
 from generator.errors import InputError
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
@@ -35,7 +39,7 @@ class SiteInput:
     catalog: dict  # the pin's catalog (catalog.to_json())
     entries: list  # generator.entries.load.ErrorEntry
     engine_args: dict  # name -> generator.site.pages.Flag
-    issues_url: str = "https://github.com/errorkb/errorkb/issues/new"
+    issues_url: str = DEFAULT_ISSUES_URL
     verifications: dict | None = None  # entry slug -> record
     releases: list[dict] | None = None  # catalogs of every covered release, oldest first (the pin among them)
     workers: int = 1  # processes to link the releases' errors with
@@ -54,9 +58,10 @@ def _ordered(pages: list[ErrorPage]) -> list[ErrorPage]:
     return sorted(pages, key=lambda p: (not p.curated, p.title.lower(), p.id))
 
 
-def render_docs(site: SiteInput, docs: Path) -> list[ErrorPage]:
-    """Write every Markdown page, asset and API file of the site into ``docs``."""
-    env = environment()
+def render_docs(site: SiteInput, docs: Path, project: Path) -> list[ErrorPage]:
+    """Write every Markdown page, asset and API file of the site into ``docs``, from the
+    templates and models of the ``project`` folder."""
+    env = environment(project / "templates")
     catalog = site.catalog
     releases = site.releases or [catalog]
     history = assemble_history(releases, site.workers) if len(releases) > 1 else None
@@ -72,9 +77,9 @@ def render_docs(site: SiteInput, docs: Path) -> list[ErrorPage]:
 
     index = compact_index(releases)
     write("index.md", env.get_template("home.md.j2").render(error_count=len(index["errors"]), revisions=index["revisions"]))
-    shutil.copytree(TEMPLATES / "assets", docs / "assets")
+    shutil.copytree(project / "templates" / "assets", docs / "assets")
     write_json(docs / "api" / "lookup-index.json", index)
-    write_json(docs / "api" / "memory.json", site_data(bundled_models()))  # the memory calculator's GPUs and models
+    write_json(docs / "api" / "memory.json", site_data(bundled_models(project / "models")))  # the memory calculator's GPUs and models
 
     error_template = env.get_template("error.md.j2")
     for page in pages:
@@ -148,24 +153,31 @@ def _release_pages(env, write, releases: list[dict], by_id: dict[str, ErrorPage]
 
 
 def build_site(config_file: Path, site: SiteInput, out: Path) -> list[ErrorPage]:
+    """Build the site into ``out`` with the mkdocs configuration ``config_file``; the
+    project's ``templates/`` and ``models/`` are the folders beside it."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, MkDocsException
 
+    if not config_file.is_file():
+        raise BuildError(f"{config_file} is missing: the site's mkdocs configuration lives beside errorkb.toml")
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
     try:
         docs, built = work / "docs", work / "site"
         docs.mkdir()
-        pages = render_docs(site, docs)
+        pages = render_docs(site, docs, config_file.resolve().parent)
         before = os.environ.get("SOURCE_DATE_EPOCH")
         os.environ["SOURCE_DATE_EPOCH"] = SOURCE_DATE_EPOCH
         try:
             config = load_config(str(config_file), docs_dir=str(docs), site_dir=str(built), strict=True)
+            plugin = config.plugins.get("errorkb")
+            if plugin is not None:
+                plugin.config["workers"] = site.workers
             build(config)
         except (MkDocsException, Abort, SystemExit) as exc:
-            raise BuildError(f"mkdocs failed: {exc}") from None
+            raise BuildError(f"mkdocs failed: {exc}; the previous site at {out} is untouched") from None
         finally:  # the process's environment is the caller's
             if before is None:
                 os.environ.pop("SOURCE_DATE_EPOCH", None)

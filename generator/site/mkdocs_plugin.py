@@ -5,10 +5,11 @@ parses every page's HTML back into text; at eight thousand error pages those two
 cost more than everything else. Error pages are generated, so both can be done
 cheaply without changing what a reader gets:
 
-- one Markdown converter, with the extensions error pages use, serves them all;
-  their links are written relative to the page's URL by the generator (and
+- one Markdown converter, with the extensions of ``mkdocs.yml`` (the one list), serves
+  them all; their links are written relative to the page's URL by the generator (and
   ``tests/test_site.py`` checks every link of the built site);
-- they are converted up front, in a process pool (one process per CPU);
+- they are converted up front, in a process pool (``workers`` processes: ``errorkb
+  build --workers``, one per CPU by default);
 - their search entries (title, message, meaning) come from their front matter,
   the search plugin is told to skip them, and the entries are added to its index.
 """
@@ -22,45 +23,48 @@ from functools import partial
 from pathlib import Path
 
 import markdown
+from mkdocs.config import config_options
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.toc import get_toc
 from mkdocs.utils.meta import get_data
 
 ERROR_PAGES = "errors/"
-EXTENSIONS = [
-    "admonition",
-    "attr_list",
-    "pymdownx.details",
-    "pymdownx.superfences",
-    "pymdownx.tabbed",
-    "pymdownx.highlight",
-    "toc",
-]
-EXTENSION_CONFIGS = {
-    "pymdownx.tabbed": {"alternate_style": True},
-    # Highlighting thousands of excerpts is most of a build's time; they are shown as plain code.
-    "pymdownx.highlight": {"use_pygments": False},
-    "toc": {"permalink": True},
-}
-
+# The one difference from mkdocs.yml on error pages: highlighting thousands of excerpts
+# is most of a build's time, so they are shown as plain code.
+ERROR_PAGE_OVERRIDES = {"pymdownx.highlight": {"use_pygments": False}}
 
 _converter: markdown.Markdown | None = None
+_extensions: tuple[list, dict] = ([], {})
 
 
 def _convert(source: str) -> tuple[str, list]:
     """Worker: one error page's Markdown (front matter removed) as HTML and its toc."""
     global _converter
     if _converter is None:
-        _converter = markdown.Markdown(extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS)
+        extensions, configs = _extensions
+        _converter = markdown.Markdown(extensions=extensions, extension_configs=configs)
     _converter.reset()
     html = _converter.convert(source)
     return html, getattr(_converter, "toc_tokens", [])
 
 
+def error_page_extensions(config) -> tuple[list, dict]:
+    """mkdocs.yml's Markdown extensions and their settings, with the error-page overrides."""
+    configs = {name: dict(settings) for name, settings in config["mdx_configs"].items()}
+    for name, settings in ERROR_PAGE_OVERRIDES.items():
+        configs[name] = {**configs.get(name, {}), **settings}
+    return list(config["markdown_extensions"]), configs
+
+
 class ErrorkbPlugin(BasePlugin):
+    config_scheme = (("workers", config_options.Type(int, default=0)),)  # 0: one per CPU
+
     def on_config(self, config):
+        global _converter, _extensions
         self.converted: dict[str, tuple[str, list]] = {}
         self.entries: list[dict] = []
+        _extensions = error_page_extensions(config)
+        _converter = None  # built again with this configuration's extensions
         return config
 
     def on_files(self, files, config):
@@ -69,7 +73,7 @@ class ErrorkbPlugin(BasePlugin):
             if file.src_uri.startswith(ERROR_PAGES) and file.src_uri.endswith(".md"):
                 markdown_text, _ = get_data(file.content_string)
                 sources.append((file.src_uri, markdown_text))
-        workers = os.cpu_count() or 1
+        workers = self.config["workers"] or os.cpu_count() or 1
         if workers > 1 and len(sources) > 200:
             with multiprocessing.get_context("fork").Pool(workers) as pool:
                 results = pool.map(_convert, [text for _, text in sources], chunksize=64)

@@ -4,7 +4,6 @@ arguments to page models and the JSON API. Rendering them is ``site``'s job.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Iterable
 from urllib.parse import quote
@@ -12,12 +11,10 @@ from urllib.parse import quote
 from generator.lookup.match import error_title
 from generator.text import error_path
 from generator.repro.cases import reproduction_views, reproductions
+from generator.vllm.flags import flags_involved
 
 API_SCHEMA_VERSION = 1
 PERMALINK = "https://github.com/vllm-project/vllm/blob/{tag}/{path}#L{line}"
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_FLAG = re.compile(r"--([a-z0-9][a-z0-9-]*)")
-_BACKTICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]*)`")
 
 
 @dataclass
@@ -72,31 +69,6 @@ def subsystem_of(path: str) -> str:
     if parts[0] == "v1" and len(parts) > 2:
         return f"v1/{parts[1]}"
     return parts[0]
-
-
-def flags_involved(template: str, sites: list[dict], engine_args: dict[str, Flag]) -> list[Flag]:
-    """Engine arguments named in the message text, the placeholders, or the guard.
-
-    Only what reads as the argument's name counts: a snake_case identifier (in code,
-    the last part of a dotted name too), a backticked word or a ``--flag``. A plain
-    word such as "model" or a local variable ``seed`` would otherwise name a flag on
-    every page.
-    """
-    names: dict[str, None] = {}
-    prose = re.sub(r"\{[^{}]*\}", " ", template)
-    for word in _IDENT.findall(prose):
-        if "_" in word.strip("_"):
-            names.setdefault(word, None)
-    for word in _BACKTICKED.findall(prose):
-        names.setdefault(word.rsplit(".", 1)[-1], None)
-    for flag in _FLAG.findall(prose):
-        names.setdefault(flag.replace("-", "_"), None)
-    for site in sites:
-        for source in [*site.get("placeholders", []), *site.get("guard", [])]:
-            for ident in _IDENT.findall(source):
-                if "_" in ident.strip("_"):
-                    names.setdefault(ident, None)
-    return [engine_args[n] for n in names if n in engine_args]
 
 
 def generated_meaning(exception: str, kind: str, sites: list[dict], has_message: bool) -> str:

@@ -16,7 +16,6 @@ import jinja2
 
 from generator.text import fence, unquoted
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!~-])")
 _CODE = re.compile(r"(`{3,})[^\n]*\n.*?\n\1|(`+)(?:.|\n)*?\2", re.S)
@@ -108,9 +107,10 @@ def evidence_tail(text: str, lines: int = 10) -> str:
     return "\n".join(line if len(line) <= 400 else line[:399] + "…" for line in kept)
 
 
-def environment() -> jinja2.Environment:
+def environment(templates: Path) -> jinja2.Environment:
+    """Jinja2 over the project's ``templates/`` folder, with the filters above."""
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
+        loader=jinja2.FileSystemLoader(templates),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,

@@ -1,13 +1,14 @@
 /*
  * errorkb lookup in the browser: a pasted log, traceback or message → the vLLM errors it shows.
  *
- * A faithful port of generator/lookup.py (read its module docstring for the approach):
- * clean_paste → squash with an origin map → 6-gram candidate index → in-order chunk
- * verification with truncation and missing-chunk handling → wrappers, frame bonus,
- * non-vLLM rules. The matcher is built from api/lookup-index.json (written by
- * generator.lookup.match.compact_index); the rules that are data travel inside it, the rest
- * is ported here. tests/test_browser.py checks that this file answers exactly as the
- * Python matcher does.
+ * A faithful port of generator/lookup/ (read generator/lookup/match.py's module docstring
+ * for the approach): clean_paste → squash with an origin map → 6-gram candidate index →
+ * in-order chunk verification with truncation and missing-chunk handling → wrappers, frame
+ * bonus, non-vLLM rules. The matcher is built from api/lookup-index.json (written by
+ * generator.lookup.index.compact_index). Every number, text and pattern of the rules
+ * travels inside its "rules" (see compileRules): this file holds the code, not the
+ * settings, and copies none of them. tests/test_browser.py checks that this file answers
+ * exactly as the Python matcher does, and that it keeps no copies.
  *
  * Python and JavaScript differ in ways that matter here, and this file makes up for them:
  *  - Python strings are code points, JavaScript strings UTF-16 units. Every position,
@@ -44,17 +45,11 @@
   const INDEX_URL = resolve("../api/lookup-index.json");
   const SITE_ROOT = resolve("../");
 
-  // --- constants (generator/lookup.py) ---------------------------------------------------
+  // --- the index -----------------------------------------------------------------------------
 
-  const INDEX_SCHEMA_VERSION = 1;
-  const MAX_TEXT_CHARS = 200000;
-  const MAX_GRAMS_PER_ENTRY = 48;
-  const STOP_GRAM_ENTRIES = 150;
-  const MAX_CANDIDATES = 40;
-  const MIN_LITERAL = 12;
-  const MIN_MATCHED = 20;
-  const WINDOW = 24;
-  const TITLE_WIDTH = 80;
+  // The index format this file reads (generator.lookup.index.INDEX_SCHEMA_VERSION); the
+  // numbers and patterns of the rules come from the index itself.
+  const INDEX_SCHEMA_VERSION = 2;
 
   // --- code points: the slot form -----------------------------------------------------------
   //
@@ -446,17 +441,9 @@
 
   // --- cleaning --------------------------------------------------------------------------------
 
-  const CONTROL = pyRegex(String.raw`[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]`, "", "g");
-  const JSON_ESCAPE = pyRegex(String.raw`\\(u[0-9a-fA-F]{4}|[nrt\"'\\/])`, "", "g");
+  // html.unescape's pattern (Python's standard library, not errorkb's rules)
   const CHARREF = pyRegex(String.raw`&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)`, "", "g");
-  const EXCEPTION_LINE = pyRegex(
-    String.raw`^(?:[\w.]+\.)?(\w*(?:Error|Exception|Exit|Interrupt|Warning)|AssertionError)(?:\((\w+)\))?(?::\s?(.*))?$`,
-  );
-  const FRAME = pyRegex(String.raw`File "([^"]+)", line (\d+), in ([\w<>.]+)`, "", "g");
-  const HOLE = /\{[^}]*\}/g;
-  const ALNUM = /[\p{L}\p{N}]/u;
-  const QUOTES = /[\u2018\u2019\u201c\u201d"]/g;
-  const DROP_RUN = /[\t\n\x0b\x0c\r \u00a0`']+/g;
+  const ALNUM = /[\p{L}\p{N}]/u; // str.isalnum()
 
   // html.unescape
   const INVALID_CHARREFS = {
@@ -524,15 +511,16 @@
     return code === "n" || code === "r" ? "\n" : code === "t" ? "\t" : code;
   }
 
-  function errorTitle(exception, template, hasMessage, width) {
-    width = width === undefined ? TITLE_WIDTH : width;
+  /** error_title(), with generator.text.shorten's cut. */
+  function errorTitle(exception, template, hasMessage, rules) {
+    const width = rules.titleWidth;
     if (!hasMessage || !template) return exception;
     let text = pySplit(toSlots(template)).join(" ");
     if (text.length > width) {
       const head = text.slice(0, width);
       const space = head.lastIndexOf(" ");
       const cut = space === -1 ? head : head.slice(0, space);
-      text = pyRstripChars(cut || head, " .,:;") + " …";
+      text = pyRstripChars(cut || head, " .,:;") + rules.ellipsis;
     }
     return exception + ": " + fromSlots(text);
   }
@@ -557,32 +545,32 @@
     }
   }
 
-  function fold(text) {
-    return lowerSlots(text.replace(QUOTES, "'"));
+  function fold(text, rules) {
+    return lowerSlots(text.replace(rules.quotes, "'"));
   }
 
   /** squash(): the text without whitespace, backticks or quotes, lower case; and its origin map. */
-  function squash(text) {
-    let folded = fold(text);
+  function squash(text, rules) {
+    let folded = fold(text, rules);
     if (folded.length !== text.length) {
       let perChar = "";
-      for (let i = 0; i < text.length; i++) perChar += fold(text[i])[0] || text[i];
+      for (let i = 0; i < text.length; i++) perChar += fold(text[i], rules)[0] || text[i];
       folded = perChar;
     }
     const starts = [];
     const shifts = [];
     let dropped = 0;
-    for (const run of folded.matchAll(DROP_RUN)) {
+    for (const run of folded.matchAll(rules.dropRun)) {
       const end = run.index + run[0].length;
       dropped += run[0].length;
       starts.push(end - dropped);
       shifts.push(dropped);
     }
-    return [folded.replace(DROP_RUN, ""), new Origin(starts, shifts)];
+    return [folded.replace(rules.dropRun, ""), new Origin(starts, shifts)];
   }
 
-  function squashText(text) {
-    return fold(text).replace(DROP_RUN, "");
+  function squashText(text, rules) {
+    return fold(text, rules).replace(rules.dropRun, "");
   }
 
   // --- templates ---------------------------------------------------------------------------------
@@ -655,8 +643,76 @@
 
   // --- the matcher ---------------------------------------------------------------------------------
 
+  /** A character class (Python syntax) of the given characters. */
+  function charClass(chars) {
+    return "[" + Array.from(chars, (c) => "\\U" + c.codePointAt(0).toString(16).padStart(8, "0")).join("") + "]";
+  }
+
+  /** str.format() with named fields, for the index's texts (an error page's path, a reason). */
+  function pyFormat(template, values) {
+    return template.replace(/\{\{|\}\}|\{(\w+)\}/g, (whole, name) => (name === undefined ? whole[0] : String(values[name])));
+  }
+
+  /**
+   * The index's rules, ready to run: numbers and texts as generator/lookup/ defines them,
+   * patterns (Python syntax, flags inline) rewritten for JavaScript. Nothing here is a copy.
+   */
+  function compileRules(rules) {
+    const patterns = rules.patterns;
+    return {
+      // generator/lookup/clean.py
+      maxTextChars: rules.max_text_chars,
+      unescapeRounds: rules.unescape_rounds,
+      prefixRounds: rules.prefix_rounds,
+      quotes: pyRegex(charClass(rules.quotes), "", "g"),
+      ansi: pyRegex(patterns.ansi, "", "g"),
+      control: pyRegex(patterns.control, "", "g"),
+      jsonEscape: pyRegex(patterns.json_escape, "", "g"),
+      linePrefixes: rules.line_prefixes.map((source) => pyRegex(source)),
+      chatter: pyRegex(patterns.chatter),
+      chatterKeep: pyRegex(patterns.chatter_keep),
+      dropRun: pyRegex(patterns.drop_run, "", "g"),
+      // generator/lookup/match.py
+      gram: rules.gram,
+      chunkWords: rules.chunk_words,
+      window: rules.window,
+      maxGramsPerEntry: rules.max_grams_per_entry,
+      stopGramEntries: rules.stop_gram_entries,
+      maxCandidates: rules.max_candidates,
+      candidateShare: rules.candidate_share,
+      candidateGrams: rules.candidate_grams,
+      anchors: rules.anchors,
+      anchorTries: rules.anchor_tries,
+      tail: rules.tail,
+      minLiteral: rules.min_literal,
+      minMatched: rules.min_matched,
+      sure: rules.sure,
+      agreeBonus: rules.agree_bonus,
+      frameBonus: rules.frame_bonus,
+      maxValueChars: rules.max_value_chars,
+      titleWidth: rules.title_width,
+      hole: pyRegex(patterns.hole, "", "g"),
+      // generator/text.py
+      ellipsis: rules.ellipsis,
+      errorPath: rules.error_path,
+      // generator/lookup/foreign.py
+      exceptionLine: pyRegex(patterns.exception_line),
+      frame: pyRegex(patterns.frame, "", "g"),
+      foreignPackages: rules.foreign_packages.slice(),
+      foreignFrameReason: rules.foreign_frame_reason,
+      notVllm: rules.not_vllm.map(([source, keywords, pattern, reason, weak]) => ({
+        source,
+        keywords: keywords.map(toSlots),
+        pattern: pyRegex(pattern, "", "g"),
+        reason,
+        weak: !!weak,
+      })),
+    };
+  }
+
   class Match {
-    constructor(error, fields) {
+    constructor(rules, error, fields) {
+      this.rules = rules;
       this.error = error;
       this.values = fields.values || new Map();
       this.start = fields.start;
@@ -680,8 +736,9 @@
     get rankKey() {
       return [
         this.wrapper ? 0 : 1,
-        this.score >= 0.9 ? 1 : 0,
-        this.matched - this.missing + 15 * (this.exceptionAgrees || this.frame ? 1 : 0) + 50 * (this.frame ? 1 : 0),
+        this.score >= this.rules.sure ? 1 : 0,
+        this.matched - this.missing + this.rules.agreeBonus * (this.exceptionAgrees || this.frame ? 1 : 0) +
+          this.rules.frameBonus * (this.frame ? 1 : 0),
         this.coverage,
         -this.holes, // of two templates that fit alike, the one with fewer holes says more
         this.inLast ? 1 : 0,
@@ -714,21 +771,7 @@
       if (!index || index.schema_version !== INDEX_SCHEMA_VERSION) {
         throw new Error("unknown lookup index schema " + (index && index.schema_version));
       }
-      const rules = index.rules;
-      this.gram = rules.gram;
-      this.chunkWords = rules.chunk_words;
-      this.ansi = pyRegex(rules.ansi, "", "g");
-      this.linePrefixes = rules.line_prefixes.map((source) => pyRegex(source));
-      this.chatter = pyRegex(rules.chatter);
-      this.chatterKeep = pyRegex(rules.chatter_keep, "i");
-      this.foreignPackages = rules.foreign_packages.slice();
-      this.notVllmRules = rules.not_vllm.map(([source, keywords, pattern, flags, reason, weak]) => ({
-        source,
-        keywords: keywords.map(toSlots),
-        pattern: pyRegex(pattern, flags, "g"),
-        reason,
-        weak: !!weak,
-      }));
+      const rules = (this.rules = compileRules(index.rules));
 
       this.errors = [];
       this.entries = [];
@@ -741,8 +784,8 @@
           id,
           exception,
           template,
-          title: errorTitle(exception, template, hasMessage),
-          url: "errors/" + id + "/",
+          title: errorTitle(exception, template, hasMessage, rules),
+          url: pyFormat(rules.errorPath, { id }),
           versions,
           sites: sites.map(([path, line, fn]) => ({ path, line, function: fn })),
           exceptionLow: lowerSlots(toSlots(exception)),
@@ -760,25 +803,26 @@
         }
       });
       for (const [gram, entries] of this.index) {
-        if (entries.length > STOP_GRAM_ENTRIES) this.index.delete(gram);
+        if (entries.length > rules.stopGramEntries) this.index.delete(gram);
       }
       markSlots();
     }
 
     chunkSegments(segments) {
+      const rules = this.rules;
       const chunks = [];
       const owners = [];
       segments.forEach((segment, number) => {
         const words = pySplit(segment);
         let pieces = [];
-        for (let i = 0; i < words.length; i += this.chunkWords) {
-          pieces.push(squashText(words.slice(i, i + this.chunkWords).join(" ")));
+        for (let i = 0; i < words.length; i += rules.chunkWords) {
+          pieces.push(squashText(words.slice(i, i + rules.chunkWords).join(" "), rules));
         }
-        if (!words.length && squashText(segment)) pieces = [squashText(segment)];
+        if (!words.length && squashText(segment, rules)) pieces = [squashText(segment, rules)];
         const merged = [];
         for (const piece of pieces) {
           if (!piece) continue; // only quotes or backticks: nothing to find
-          if (merged.length && piece.length < this.gram) merged[merged.length - 1] += piece;
+          if (merged.length && piece.length < rules.gram) merged[merged.length - 1] += piece;
           else merged.push(piece);
         }
         for (const chunk of merged) {
@@ -807,7 +851,7 @@
       };
       this.entries.push(entry);
       const unique = new Set();
-      const g = this.gram;
+      const g = this.rules.gram;
       for (const chunk of chunks) {
         for (let i = 0; i + g <= chunk.length; i++) unique.add(chunk.slice(i, i + g));
       }
@@ -818,10 +862,11 @@
         this.short.push(number);
         return;
       }
-      if (grams.length > MAX_GRAMS_PER_ENTRY) {
-        const step = grams.length / MAX_GRAMS_PER_ENTRY;
+      const most = this.rules.maxGramsPerEntry;
+      if (grams.length > most) {
+        const step = grams.length / most;
         const sampled = [];
-        for (let i = 0; i < MAX_GRAMS_PER_ENTRY; i++) sampled.push(grams[Math.floor(i * step)]);
+        for (let i = 0; i < most; i++) sampled.push(grams[Math.floor(i * step)]);
         grams = sampled;
       }
       entry.grams = grams.length;
@@ -835,24 +880,25 @@
     // --- cleaning (the parts that depend on the index's rules) ---
 
     cleanPaste(text) {
-      text = toSlots(lastCodePoints(text, MAX_TEXT_CHARS));
-      text = text.replace(this.ansi, "");
-      text = text.replace(CONTROL, "");
+      const rules = this.rules;
+      text = toSlots(lastCodePoints(text, rules.maxTextChars));
+      text = text.replace(rules.ansi, "");
+      text = text.replace(rules.control, "");
       if (text.includes("&")) text = htmlUnescape(text);
-      for (let round = 0; round < 3; round++) {
+      for (let round = 0; round < rules.unescapeRounds; round++) {
         if (!text.includes("\\")) break;
-        text = text.replace(JSON_ESCAPE, jsonUnescape);
+        text = text.replace(rules.jsonEscape, jsonUnescape);
       }
       text = joinSurrogateSlots(text);
       const lines = [];
       for (const raw of text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n")) {
         let line = raw;
-        for (let round = 0; round < 6; round++) {
+        for (let round = 0; round < rules.prefixRounds; round++) {
           const before = line;
-          for (const pattern of this.linePrefixes) line = line.replace(pattern, "");
+          for (const pattern of rules.linePrefixes) line = line.replace(pattern, "");
           if (line === before) break;
         }
-        if (this.chatter.test(raw) && !this.chatterKeep.test(raw)) continue;
+        if (rules.chatter.test(raw) && !rules.chatterKeep.test(raw)) continue;
         lines.push(line);
       }
       return lines.join("\n");
@@ -862,7 +908,7 @@
       let found = null;
       let pos = 0;
       for (const line of cleaned.split("\n")) {
-        const m = EXCEPTION_LINE.exec(pyStrip(line));
+        const m = this.rules.exceptionLine.exec(pyStrip(line));
         if (m) found = [pos, m[2] || m[1]];
         pos += line.length + 1;
       }
@@ -872,7 +918,7 @@
     notVllm(cleaned, weak) {
       let best = null;
       const low = cleaned.toLowerCase();
-      for (const rule of this.notVllmRules) {
+      for (const rule of this.rules.notVllm) {
         if ((rule.weak && !weak) || !rule.keywords.some((k) => low.includes(k))) continue;
         for (const m of cleaned.matchAll(rule.pattern)) {
           let lineEnd = cleaned.indexOf("\n", m.index);
@@ -886,9 +932,9 @@
     foreignFrame(frames) {
       if (!frames.length) return null;
       const path = frames[frames.length - 1][0].replace(/\\/g, "/");
-      for (const pkg of this.foreignPackages) {
+      for (const pkg of this.rules.foreignPackages) {
         if (path.includes("/" + pkg + "/") && !path.includes("/vllm/")) {
-          return [0, pkg, "the traceback ends in " + pkg + "'s own code (" + path.slice(path.lastIndexOf("/") + 1) + ")"];
+          return [0, pkg, pyFormat(this.rules.foreignFrameReason, { package: pkg, file: path.slice(path.lastIndexOf("/") + 1) })];
         }
       }
       return null;
@@ -899,14 +945,15 @@
     lookup(text, top) {
       if (top === undefined) top = 5;
       resetSlots();
+      const rules = this.rules;
       const cleaned = this.cleanPaste(String(text));
-      const [flat, origin] = squash(cleaned);
+      const [flat, origin] = squash(cleaned, rules);
       if (!flat) return { matches: [], not_vllm: null };
       const last = this.lastException(cleaned);
       const frames = [];
-      for (const m of cleaned.matchAll(FRAME)) frames.push([fromSlots(m[1]), fromSlots(m[3])]);
+      for (const m of cleaned.matchAll(rules.frame)) frames.push([fromSlots(m[1]), fromSlots(m[3])]);
 
-      const g = this.gram;
+      const g = rules.gram;
       const seen = new Set();
       const counts = new Map();
       for (let i = 0; i + g <= flat.length; i++) {
@@ -920,10 +967,10 @@
       const entries = this.entries;
       const ranked = [];
       for (const [e, n] of counts) {
-        if (n * 5 >= entries[e].grams || n >= 8) ranked.push([-n / entries[e].grams, -n, e]);
+        if (n * rules.candidateShare >= entries[e].grams || n >= rules.candidateGrams) ranked.push([-n / entries[e].grams, -n, e]);
       }
       ranked.sort(compareTuples);
-      const candidates = ranked.slice(0, MAX_CANDIDATES).map((r) => r[2]).concat(this.short);
+      const candidates = ranked.slice(0, rules.maxCandidates).map((r) => r[2]).concat(this.short);
 
       const results = new Map();
       for (const number of candidates) {
@@ -937,7 +984,7 @@
       const found = Array.from(results.values());
       for (const outer of found) {
         outer.wrapper = outer.valueSpans.some(([a, b]) =>
-          found.some((inner) => inner !== outer && a <= inner.start && inner.end <= b && inner.score >= 0.9),
+          found.some((inner) => inner !== outer && a <= inner.start && inner.end <= b && inner.score >= rules.sure),
         );
       }
       // sorted(reverse=True) is stable: equal keys keep their order
@@ -958,11 +1005,11 @@
       const entry = this.entries[number];
       let best = null;
       let skipped = 0;
-      for (let first = 0; first < Math.min(3, entry.chunks.length); first++) {
+      for (let first = 0; first < Math.min(this.rules.anchors, entry.chunks.length); first++) {
         const anchor = entry.chunks[first];
         let start = pyFind(flat, anchor, 0);
         let tries = 0;
-        while (start !== -1 && tries < 6) {
+        while (start !== -1 && tries < this.rules.anchorTries) {
           tries += 1;
           const found = this.walk(entry, first, start, skipped, flat, origin, cleaned, last);
           if (found !== null && (best === null || compareTuples(found.rankKey, best.rankKey) > 0)) best = found;
@@ -975,6 +1022,7 @@
     }
 
     walk(entry, first, start, skipped, flat, origin, cleaned, last) {
+      const rules = this.rules;
       const chunks = entry.chunks;
       const owners = entry.segmentOf;
       let matched = chunks[first].length;
@@ -989,7 +1037,7 @@
         let at;
         if (owners[i] !== owners[i - 1]) at = pyFind(flat, chunk, pos);
         else if (pyStartsWith(flat, chunk, pos)) at = pos;
-        else at = pyFind(flat, chunk, pos, pos + slack + WINDOW + chunk.length);
+        else at = pyFind(flat, chunk, pos, pos + slack + rules.window + chunk.length);
         if (at !== -1) {
           if (owners[i] === owners[i - 1]) missing += Math.floor((at - pos) / 2);
           bounds[i] = [at, at + chunk.length];
@@ -1003,10 +1051,10 @@
         // After a hole the paste may stop anywhere: the value can be any length.
         const atEnd =
           owners[i] !== owners[i - 1] ||
-          rest <= 400 ||
+          rest <= rules.tail ||
           atLineEnd(cleaned, pos + common ? origin.get(pos + common - 1) + 1 : 0);
         if (atEnd && !chunks.slice(i + 1).some((c) => pyFind(flat, c, pos) !== -1)) {
-          const overlap = Math.max(common, rest <= 400 ? longestPrefixAtEnd(flat.slice(pos), chunk) : 0);
+          const overlap = Math.max(common, rest <= rules.tail ? longestPrefixAtEnd(flat.slice(pos), chunk) : 0);
           matched += overlap;
           if (overlap) bounds[i] = overlap === common ? [pos, pos + overlap] : [flat.length - overlap, flat.length];
           truncated = true;
@@ -1015,24 +1063,24 @@
         missing += chunk.length;
         slack += chunk.length;
       }
-      if (matched < Math.min(entry.literal, MIN_MATCHED)) return null;
+      if (matched < Math.min(entry.literal, rules.minMatched)) return null;
       const begin = start;
       const prefix = flat.slice(Math.max(0, begin - entry.exception.length - 1), begin);
       const exceptionBeside = prefix === entry.exception + ":";
-      if (entry.literal < MIN_LITERAL && !exceptionBeside) {
+      if (entry.literal < rules.minLiteral && !exceptionBeside) {
         // a short message alone is only trusted as a whole line of the paste
         const at = origin.get(begin);
         const lineStart = pyRfind(cleaned, "\n", 0, at) + 1;
         const lineEnd = cleaned.indexOf("\n", at);
         const line = cleaned.slice(lineStart, lineEnd !== -1 ? lineEnd : cleaned.length);
-        if (squashText(line) !== chunks.join("")) return null;
+        if (squashText(line, rules) !== chunks.join("")) return null;
       }
       if (matched < 2 * missing || (matched < entry.literal / 2 && !truncated)) return null;
       const inLast = last !== null && origin.get(begin) >= last[0];
       let end = -Infinity;
       for (const b of bounds) if (b !== null && b[1] > end) end = b[1];
       const [values, spans] = this.values(entry, bounds, origin, cleaned);
-      return new Match(this.errors[entry.error], {
+      return new Match(rules, this.errors[entry.error], {
         values,
         valueSpans: spans,
         start: origin.get(begin),
@@ -1063,7 +1111,7 @@
         const a = left[1], b = right[0];
         let text = b > a ? pyStrip(cleaned.slice(origin.get(a), origin.get(b - 1) + 1)) : "";
         if (b > a) spans.push([origin.get(a), origin.get(b - 1) + 1]);
-        if (text.length > 2000) text = text.slice(0, 2000) + " …";
+        if (text.length > this.rules.maxValueChars) text = text.slice(0, this.rules.maxValueChars) + this.rules.ellipsis;
         if (!values.has(name)) values.set(name, fromSlots(text));
       });
       return [values, spans];
@@ -1080,9 +1128,9 @@
         if (error.exceptionLow !== lastLow) continue;
         if (results.has(number)) {
           results.get(number).frame = true;
-        } else if (!ALNUM.test(error.template.replace(HOLE, ""))) {
+        } else if (!ALNUM.test(error.template.replace(this.rules.hole, ""))) {
           // a raise with no message (or a wholly computed one): the frame is all there is
-          results.set(number, new Match(error, { start: last[0], inLast: true, frame: true }));
+          results.set(number, new Match(this.rules, error, { start: last[0], inLast: true, frame: true }));
         }
       }
     }

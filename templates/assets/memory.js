@@ -2,12 +2,15 @@
  * errorkb memory calculator in the browser: will a model fit a GPU under the pinned vLLM,
  * and which memory error will it raise if not.
  *
- * A faithful port of generator/memory.py (read its module docstring for which vLLM
- * functions each step repeats). `calculate(config, settings)` returns what
- * `generator.memory.calculator.calculate(config, settings).to_json()` returns; tests/test_memory_browser.py
- * runs the same vectors through both in headless Chromium. The data that is not code (the
- * GPU table, the bundled model configurations) travels in api/memory.json, written from
- * generator/memory.py and models/ when the site is built.
+ * A faithful port of generator/memory/ (read the docstrings of its model.py, kv.py, budget.py
+ * and findings.py for which vLLM functions each step repeats). `calculate(config, settings)`
+ * returns what `generator.memory.findings.calculate(config, settings).to_json()` returns;
+ * tests/test_memory_browser.py runs the same vectors through both in headless Chromium.
+ * Everything that is data rather than code travels in api/memory.json, written by
+ * generator/memory/site_data.py when the site is built: the GPU table, the bundled model
+ * configurations, and under "constants" every table, size, threshold, error id and message
+ * the Python calculator has (the `shared_constants()` of its modules). Nothing of it is
+ * copied here: `load()` (or `_setData`) must run before anything is calculated.
  *
  * Python and JavaScript differ in ways that matter here, and this file makes up for them:
  *  - integers: Python's are exact at any size, JavaScript's numbers only below 2**53; every
@@ -20,8 +23,6 @@
  */
 (function () {
   "use strict";
-
-  const GIB = 2 ** 30;
 
   // --- Python, in JavaScript -------------------------------------------------------------------
 
@@ -128,11 +129,41 @@
     return values.reduce((a, b) => a + b, 0);
   }
 
+  /** str.format of a template from api/memory.json: "{name}" is str(value), "{name!r}" repr(value). */
+  function fill(template, values) {
+    return template.replace(/\{(\w+)(!r)?\}/g, (match, name, repr) => {
+      if (!Object.prototype.hasOwnProperty.call(values || {}, name)) throw new Error("no value for " + match + " in " + JSON.stringify(template));
+      return repr ? pyRepr(values[name]) : pyStr(values[name]);
+    });
+  }
+
   class MemoryInputError extends Error {}
 
-  // --- GPUs -----------------------------------------------------------------------------------
+  /** The MemoryInputError that K.input_errors[name] (settings.py's INPUT_ERRORS) says, with these values. */
+  function inputError(name, values) {
+    return new MemoryInputError(fill(K.input_errors[name], values));
+  }
 
-  let DATA = { gpus: [], models: {} };
+  // --- the data: api/memory.json ----------------------------------------------------------------
+
+  let DATA = { gpus: [], models: {}, constants: null };
+  let K = null; // DATA.constants: the Python calculator's tables, sizes, thresholds, ids and messages
+  let GIB = 0;
+  let SIZE = null;
+
+  function useData(data) {
+    DATA = data;
+    K = data.constants;
+    GIB = K.sizes.units.gib;
+    // settings.py's _SIZE, from the same units
+    SIZE = new RegExp("^\\s*(\\d+(?:\\.\\d+)?)\\s*(" + Object.keys(K.sizes.units).join("|") + ")?\\s*$", "i");
+  }
+
+  function requireData() {
+    if (!K) throw new Error("errorkbMemory: the calculator's data (api/memory.json) is not loaded; call load() first");
+  }
+
+  // --- GPUs -----------------------------------------------------------------------------------
 
   function gpuMemoryBytes(gpu) {
     return roundHalfEven(gpu.memory_gib * GIB);
@@ -148,49 +179,26 @@
     if (exact.length) return exact[0];
     const prefixed = wanted ? DATA.gpus.filter((g) => squashName(g.name).startsWith(wanted)) : [];
     if (prefixed.length >= 1) return prefixed[0];
-    throw new MemoryInputError(
-      "unknown GPU " + pyRepr(name) + "; use one of " + DATA.gpus.map((g) => g.name).join(", ") + ", or --gpu-memory SIZE (e.g. 24GiB)",
-    );
+    throw inputError("unknown_gpu", { name, gpus: DATA.gpus.map((g) => g.name).join(", ") });
   }
 
-  const SIZE = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib|tb|tib)?\s*$/i;
-  const UNITS = { b: 1, kb: 1e3, kib: 2 ** 10, mb: 1e6, mib: 2 ** 20, gb: 1e9, gib: 2 ** 30, tb: 1e12, tib: 2 ** 40 };
-
   function parseSize(text) {
+    requireData();
     const match = SIZE.exec(String(text));
-    if (!match) throw new MemoryInputError("cannot read the size " + pyRepr(String(text)) + "; write it like 24GiB, 80GB or 25769803776");
+    if (!match) throw inputError("size", { text: String(text) });
     const number = parseFloat(match[1]);
     let unit = (match[2] || "").toLowerCase();
-    if (!unit) unit = number > 1024 ? "b" : "gib";
-    return roundHalfEven(number * UNITS[unit]);
+    if (!unit) unit = number > K.sizes.bare_number_bytes_above ? "b" : K.sizes.bare_number_unit;
+    return roundHalfEven(number * K.sizes.units[unit]);
   }
 
   // --- the settings ---------------------------------------------------------------------------
 
-  const SETTINGS_DEFAULTS = {
-    gpu_memory_bytes: 0,
-    gpu_memory_utilization: 0.92,
-    max_model_len: null,
-    max_num_seqs: null,
-    max_num_batched_tokens: null,
-    dtype: "auto",
-    kv_cache_dtype: "auto",
-    mamba_ssm_cache_dtype: "auto",
-    quantization: null,
-    tensor_parallel_size: 1,
-    enforce_eager: false,
-    enable_prefix_caching: null,
-    kv_cache_memory_bytes: null,
-    block_size: null,
-    kernel_block_alignment: null,
-    concurrent_batches: 2,
-    gpu_name: "",
-  };
-
   function serveSettings(values) {
     const settings = {};
-    for (const key of Object.keys(SETTINGS_DEFAULTS)) {
-      settings[key] = values && values[key] !== undefined ? values[key] : SETTINGS_DEFAULTS[key];
+    const defaults = K.settings_defaults; // ServeSettings' fields and defaults (gpu_memory_bytes: 0)
+    for (const key of Object.keys(defaults)) {
+      settings[key] = values && values[key] !== undefined ? values[key] : defaults[key];
     }
     return settings;
   }
@@ -201,28 +209,12 @@
 
   // --- the model ------------------------------------------------------------------------------
 
-  const DTYPE_BYTES = { float32: 4, float: 4, bfloat16: 2, float16: 2, half: 2 };
-  const KV_CACHE_DTYPE_BYTES = { bfloat16: 2, float16: 2, fp8: 1, fp8_e4m3: 1, fp8_e5m2: 1, fp8_inc: 1 };
-  const MAMBA_DTYPE_BYTES = { float32: 4, bfloat16: 2, float16: 2 };
-  const AUTO_FLOAT32_TO = "bfloat16";
-
-  const DECODERS = ["llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "qwen2_vl", "qwen2_5_vl", "gpt2"];
-  const ENCODERS = ["bert"];
-  const MLA_MODELS = ["deepseek_v2", "deepseek_v3"];
-  const MAMBA1_MODELS = ["mamba", "falcon_mamba"];
-  const HYBRIDS = ["granitemoehybrid"];
-  const SUPPORTED = [...DECODERS, ...ENCODERS, ...MLA_MODELS, ...MAMBA1_MODELS, ...HYBRIDS].sort();
-  const TIED_BY_DEFAULT = ["gemma", "gemma2", "mamba", "gpt2", "bert"];
-  const ATTRIBUTE_MAPS = { gpt2: { hidden_size: "n_embd", max_position_embeddings: "n_positions", num_attention_heads: "n_head", num_hidden_layers: "n_layer" } };
-  const QWEN_FAMILY = ["qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen2_vl", "qwen2_5_vl"];
-  const MAX_LEN_KEYS = ["max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
-    "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len"];
-  const ROPE_TYPES_ALREADY_SCALED = ["su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling"];
+  // model.py's tables: K.model (the model families, config keys, defaults) and K.dtypes.
 
   function textConfig(config) {
     const inner = get(config, "text_config");
     let merged = isDict(inner) ? Object.assign({}, config, inner) : config;
-    const aliases = ATTRIBUTE_MAPS[get(merged, "model_type")] || {};
+    const aliases = get(K.model.attribute_maps, get(merged, "model_type"), null) || {};
     const names = Object.keys(aliases).filter((name) => Object.prototype.hasOwnProperty.call(merged, aliases[name]));
     if (Object.keys(aliases).length) {
       merged = Object.assign({}, merged);
@@ -234,7 +226,7 @@
   function need(config, key, source) {
     const value = get(config, key);
     if (value === null) {
-      throw new MemoryInputError(source + ": `" + key + "` is missing; a " + pyStr(get(config, "model_type")) + " config.json needs it");
+      throw inputError("missing_key", { source, key, model_type: get(config, "model_type") });
     }
     return value;
   }
@@ -242,26 +234,26 @@
   function intOf(config, key, source) {
     const value = need(config, key, source);
     if (!isInt(value) || value <= 0) {
-      throw new MemoryInputError(source + ": `" + key + "` must be a positive integer, got " + pyRepr(value));
+      throw inputError("not_positive_int", { source, key, value });
     }
     return value;
   }
 
   function modelTypeOf(config, source) {
     source = source || "config.json";
-    if (!isDict(config)) throw new MemoryInputError(source + ": not a JSON object; give the model's config.json");
+    if (!isDict(config)) throw inputError("not_object", { source });
     const modelType = get(config, "model_type");
     if (typeof modelType !== "string") {
-      throw new MemoryInputError(source + ": no `model_type`; give the model's config.json (the file beside its weights)");
+      throw inputError("no_model_type", { source });
     }
-    if (!SUPPORTED.includes(modelType)) {
-      throw new MemoryInputError(source + ": model_type " + pyRepr(modelType) + " is not modelled; supported: " + SUPPORTED.join(", "));
+    if (!K.model.supported.includes(modelType)) {
+      throw inputError("unsupported_model", { source, model_type: modelType, supported: K.model.supported.join(", ") });
     }
     return modelType;
   }
 
   function headSize(cfg, source) {
-    if (get(cfg, "kv_lora_rank") !== null && MLA_MODELS.includes(get(cfg, "model_type"))) {
+    if (get(cfg, "kv_lora_rank") !== null && K.model.mla_models.includes(get(cfg, "model_type"))) {
       return intOf(cfg, "kv_lora_rank", source) + intOf(cfg, "qk_rope_head_dim", source);
     }
     if (isInt(get(cfg, "head_dim")) && cfg.head_dim > 0) return cfg.head_dim;
@@ -271,23 +263,23 @@
   function layerKinds(cfg, modelType, source) {
     const n = intOf(cfg, "num_hidden_layers", source);
     const repeat = (item) => Array.from({ length: n }, () => item);
-    if (MAMBA1_MODELS.includes(modelType)) return repeat(["mamba", null]);
-    if (ENCODERS.includes(modelType)) return [];
-    if (MLA_MODELS.includes(modelType)) return repeat(["mla", null]);
-    if (HYBRIDS.includes(modelType)) {
+    if (K.model.mamba1_models.includes(modelType)) return repeat(["mamba", null]);
+    if (K.model.encoders.includes(modelType)) return [];
+    if (K.model.mla_models.includes(modelType)) return repeat(["mla", null]);
+    if (K.model.hybrids.includes(modelType)) {
       const types = get(cfg, "layer_types");
       if (!Array.isArray(types) || types.length !== n) {
-        throw new MemoryInputError(source + ": `layer_types` must list each of the " + n + ' layers as "mamba" or "attention"');
+        throw inputError("layer_types", { source, n });
       }
       return types.map((t) => (t === "mamba" ? ["mamba", null] : ["full", null]));
     }
     let window = get(cfg, "sliding_window");
-    if (QWEN_FAMILY.includes(modelType) && !truthy(get(cfg, "use_sliding_window", false))) window = null;
+    if (K.model.sliding_window_opt_in.includes(modelType) && !truthy(get(cfg, "use_sliding_window", false))) window = null;
     let types = get(cfg, "layer_types");
     if (types === null && modelType === "gemma2") {
       types = Array.from({ length: n }, (_, i) => ((i + 1) % 2 ? "sliding_attention" : "full_attention"));
     }
-    if (types === null && window !== null && QWEN_FAMILY.includes(modelType)) {
+    if (types === null && window !== null && K.model.sliding_window_opt_in.includes(modelType)) {
       const start = get(cfg, "max_window_layers", n);
       types = Array.from({ length: n }, (_, i) => (i >= start ? "sliding_attention" : "full_attention"));
     }
@@ -302,38 +294,38 @@
     const cfg = textConfig(config);
     let checkpoint = String(pyOr(get(cfg, "torch_dtype"), pyOr(get(cfg, "dtype"), pyOr(get(config, "torch_dtype"), "float32"))));
     if (checkpoint.startsWith("torch.")) checkpoint = checkpoint.slice(6);
-    if (!(checkpoint in DTYPE_BYTES)) checkpoint = "float32";
+    if (!(checkpoint in K.dtypes.dtype_bytes)) checkpoint = "float32";
     let chosen;
-    if (dtype === "auto") chosen = DTYPE_BYTES[checkpoint] === 4 ? AUTO_FLOAT32_TO : checkpoint;
-    else if (dtype in DTYPE_BYTES) chosen = dtype;
-    else throw new MemoryInputError("--dtype " + pyRepr(dtype) + ": use auto, bfloat16, float16 or float32");
-    chosen = { half: "float16", float: "float32" }[chosen] || chosen;
+    if (dtype === "auto") chosen = K.dtypes.dtype_bytes[checkpoint] === 4 ? K.dtypes.auto_float32_to : checkpoint;
+    else if (dtype in K.dtypes.dtype_bytes) chosen = dtype;
+    else throw inputError("dtype", { dtype });
+    chosen = get(K.dtypes.dtype_aliases, chosen, chosen);
     return [chosen, checkpoint];
   }
 
   function kvCacheDtypeBytes(kvCacheDtype, modelDtypeBytes) {
     if (kvCacheDtype === "auto") return modelDtypeBytes;
-    if (!(kvCacheDtype in KV_CACHE_DTYPE_BYTES)) {
-      throw new MemoryInputError("--kv-cache-dtype " + pyRepr(kvCacheDtype) + ": use auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16 or float16");
+    if (!(kvCacheDtype in K.dtypes.kv_cache_dtype_bytes)) {
+      throw inputError("kv_cache_dtype", { dtype: kvCacheDtype });
     }
-    return KV_CACHE_DTYPE_BYTES[kvCacheDtype];
+    return K.dtypes.kv_cache_dtype_bytes[kvCacheDtype];
   }
 
   function mambaDtypeBytes(setting, modelDtypeBytes, name) {
     if (setting === "auto") return modelDtypeBytes;
-    if (!(setting in MAMBA_DTYPE_BYTES)) throw new MemoryInputError("--" + name + " " + pyRepr(setting) + ": use auto, float32, bfloat16 or float16");
-    return MAMBA_DTYPE_BYTES[setting];
+    if (!(setting in K.dtypes.mamba_dtype_bytes)) throw inputError("mamba_dtype", { flag: name, dtype: setting });
+    return K.dtypes.mamba_dtype_bytes[setting];
   }
 
   function divide(numerator, denominator, what, source) {
     if (numerator % denominator) {
-      throw new MemoryInputError(source + ": " + what + " (" + numerator + ") is not divisible by --tensor-parallel-size " + denominator);
+      throw inputError("not_divisible", { source, what, numerator, tp: denominator });
     }
     return floorDiv(numerator, denominator);
   }
 
   function mambaState(cfg, modelType, tp, convBytes, ssmBytes, source) {
-    if (MAMBA1_MODELS.includes(modelType)) {
+    if (K.model.mamba1_models.includes(modelType)) {
       const inner = intOf(cfg, "intermediate_size", source);
       const dim = divide(inner, tp, "intermediate_size", source);
       return [[[intOf(cfg, "conv_kernel", source) - 1, dim], [dim, intOf(cfg, "state_size", source)]], [convBytes, ssmBytes]];
@@ -353,7 +345,7 @@
     const modelType = modelTypeOf(config, source);
     const cfg = textConfig(config);
     const dtype = resolveDtype(config, settings.dtype)[0];
-    const dtypeBytes = DTYPE_BYTES[dtype];
+    const dtypeBytes = K.dtypes.dtype_bytes[dtype];
     const tp = settings.tensor_parallel_size;
     const kvBytes = kvCacheDtypeBytes(settings.kv_cache_dtype, dtypeBytes);
     const layers = [];
@@ -386,11 +378,11 @@
     const hidden = intOf(cfg, "hidden_size", source);
     const vocab = intOf(cfg, "vocab_size", source);
     const n = intOf(cfg, "num_hidden_layers", source);
-    const tied = truthy(get(cfg, "tie_word_embeddings", TIED_BY_DEFAULT.includes(modelType)));
+    const tied = truthy(get(cfg, "tie_word_embeddings", K.model.tied_by_default.includes(modelType)));
     const embedding = vocab * hidden * (tied ? 1 : 2);
     let other = hidden;
     let linear = 0;
-    if (MAMBA1_MODELS.includes(modelType)) {
+    if (K.model.mamba1_models.includes(modelType)) {
       const inner = intOf(cfg, "intermediate_size", source);
       const state = intOf(cfg, "state_size", source);
       const rank = pyOr(get(cfg, "time_step_rank"), Math.ceil(hidden / 16));
@@ -399,7 +391,7 @@
       const perLayerOther = inner * kernel + inner * (truthy(get(cfg, "use_conv_bias", true)) ? 1 : 0) + inner + inner * state + inner + hidden;
       return { linear: n * perLayerLinear, embedding, other: other + n * perLayerOther };
     }
-    if (modelType === "gpt2" || modelType === "bert") {
+    if (K.model.biased_linear_models.includes(modelType)) {
       const inner = pyOr(get(cfg, "n_inner"), pyOr(get(cfg, "intermediate_size"), 4 * hidden));
       const positions = pyOr(get(cfg, "max_position_embeddings"), 0);
       const perLayerLinear = 4 * hidden * hidden + 2 * hidden * inner;
@@ -427,10 +419,10 @@
       } else {
         const size = headSize(cfg, source);
         linear += hidden * heads * size + 2 * hidden * kvHeads * size + heads * size * hidden;
-        if (["qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"].includes(modelType) || truthy(get(cfg, "attention_bias"))) {
+        if (K.model.qkv_bias_models.includes(modelType) || truthy(get(cfg, "attention_bias"))) {
           other += heads * size + 2 * kvHeads * size;
         }
-        if (modelType === "qwen3" || modelType === "qwen3_moe") other += 2 * size;
+        if (K.model.qk_norm_models.includes(modelType)) other += 2 * size;
       }
       linear += mlpParameters(cfg, modelType, index, hidden);
       other += hidden * (modelType === "gemma2" ? 4 : 2);
@@ -449,7 +441,7 @@
       const experts = cfg.num_local_experts;
       return experts * 3 * hidden * inter + hidden * experts;
     }
-    if (modelType === "qwen2_moe" || modelType === "qwen3_moe") {
+    if (K.model.qwen_moe_models.includes(modelType)) {
       const sparse = pyOr(get(cfg, "decoder_sparse_step", 1), 1);
       const dense = pyOr(get(cfg, "mlp_only_layers"), []).includes(index) || get(cfg, "num_experts", 0) === 0 || (index + 1) % sparse;
       if (truthy(dense)) return 3 * hidden * inter;
@@ -457,13 +449,13 @@
       const shared = pyOr(get(cfg, "shared_expert_intermediate_size"), 0);
       return experts * 3 * hidden * moe + hidden * experts + 3 * hidden * shared + (truthy(shared) ? hidden : 0);
     }
-    if (MLA_MODELS.includes(modelType)) {
+    if (K.model.mla_models.includes(modelType)) {
       const moeLayer = truthy(get(cfg, "n_routed_experts")) && index >= get(cfg, "first_k_dense_replace", 0) && index % get(cfg, "moe_layer_freq", 1) === 0;
       if (!moeLayer) return 3 * hidden * inter;
       const experts = cfg.n_routed_experts, moe = cfg.moe_intermediate_size;
       return experts * 3 * hidden * moe + hidden * experts + 3 * hidden * moe * pyOr(get(cfg, "n_shared_experts"), 0);
     }
-    if (HYBRIDS.includes(modelType)) {
+    if (K.model.hybrids.includes(modelType)) {
       const experts = pyOr(get(cfg, "num_local_experts"), 0);
       const shared = pyOr(get(cfg, "shared_intermediate_size"), 0);
       return experts * 3 * hidden * inter + hidden * experts + 3 * hidden * shared;
@@ -473,7 +465,7 @@
 
   function visionParameters(config, modelType) {
     const vision = get(config, "vision_config");
-    if (!(modelType === "qwen2_vl" || modelType === "qwen2_5_vl") || !isDict(vision)) return 0;
+    if (!K.model.qwen2_vl_models.includes(modelType) || !isDict(vision)) return 0;
     const embed = pyOr(get(vision, "embed_dim"), get(vision, "hidden_size", 0));
     const depth = get(vision, "depth", 0), ratio = get(vision, "mlp_ratio", 4);
     const patch = get(vision, "patch_size", 14), temporal = get(vision, "temporal_patch_size", 2);
@@ -488,18 +480,18 @@
   function derivedMaxModelLen(config) {
     const cfg = textConfig(config);
     let found = null, key = "";
-    for (const name of MAX_LEN_KEYS) {
+    for (const name of K.model.max_len_keys) {
       const value = get(cfg, name);
       if (typeof value === "number" && (found === null || value < found)) {
         found = value;
         key = name;
       }
     }
-    if (found === null) return [2048, ""]; // vLLM's default, and then any --max-model-len is accepted
+    if (found === null) return [K.model.default_max_model_len, ""];
     const rope = pyOr(get(cfg, "rope_scaling"), get(cfg, "rope_parameters"));
     if (isDict(rope)) {
       const ropeType = pyOr(get(rope, "rope_type"), get(rope, "type"));
-      if (!ROPE_TYPES_ALREADY_SCALED.includes(ropeType) && ropeType !== "default" && typeof get(rope, "factor") === "number") {
+      if (!K.model.rope_types_already_scaled.includes(ropeType) && ropeType !== "default" && typeof get(rope, "factor") === "number") {
         found = found * rope.factor;
       }
     }
@@ -514,7 +506,7 @@
     const heads = pyOr(get(cfg, "num_attention_heads"), 0);
     const inter = pyOr(get(cfg, "intermediate_size"), 0);
     const experts = pyOr(get(cfg, "num_experts_per_tok"), 0);
-    const moeInter = pyOr(get(cfg, "moe_intermediate_size"), modelType === "mixtral" || modelType === "granitemoehybrid" ? inter : 0);
+    const moeInter = pyOr(get(cfg, "moe_intermediate_size"), K.model.moe_intermediate_is_intermediate.includes(modelType) ? inter : 0);
     const isMoe = truthy(pyOr(get(cfg, "num_local_experts"), pyOr(get(cfg, "num_experts"), get(cfg, "n_routed_experts"))));
     const [length, key] = derivedMaxModelLen(config);
     const checkpoint = resolveDtype(config, "auto")[1];
@@ -552,15 +544,15 @@
     const attention = layers.filter((l) => l.kind !== "mamba");
     const mambas = layers.filter((l) => l.kind === "mamba");
     const usesMla = attention.some((l) => l.kind === "mla");
-    let blockSize = pyOr(settings.block_size, usesMla ? 64 : 16);
-    const kernelMinimum = pyOr(settings.kernel_block_alignment, usesMla ? 64 : 16);
+    let blockSize = pyOr(settings.block_size, usesMla ? K.kv.mla_block_size : K.kv.default_block_size);
+    const kernelMinimum = pyOr(settings.kernel_block_alignment, usesMla ? K.kv.mla_block_size : K.kv.default_block_size);
     const caching = settings.enable_prefix_caching !== null ? settings.enable_prefix_caching : true;
     const mode = mambas.length && attention.length && caching ? "align" : "none";
     let mambaPage = mambas.length ? Math.max(...mambas.map((l) => l.state_bytes)) : 0;
     if (mambas.length && attention.length) {
       const perToken = attention[0].bytes_per_token;
       let alignment = Math.max(kernelMinimum, blockSize);
-      if (usesMla) alignment = Math.max(alignment, 128);
+      if (usesMla) alignment = Math.max(alignment, K.kv.mla_hybrid_alignment);
       let needed = alignment * ceilDiv(mambaPage, alignment * perToken);
       needed = kernelMinimum * ceilDiv(needed, kernelMinimum);
       blockSize = Math.max(blockSize, needed);
@@ -570,7 +562,7 @@
     if (mambas.length) mambaBlockSize = mode === "align" ? blockSize : maxModelLen;
     const specs = layers.map((layer) =>
       layer.kind === "mamba"
-        ? cacheSpec("mamba", mambaBlockSize, attention.length ? mambaPage : layer.state_bytes, null, mode === "align" ? 3 : 1)
+        ? cacheSpec("mamba", mambaBlockSize, attention.length ? mambaPage : layer.state_bytes, null, K.kv.mamba_blocks_per_request[mode])
         : cacheSpec(layer.kind, blockSize, blockSize * layer.bytes_per_token, layer.sliding_window),
     );
     return { block_size: blockSize, mamba_block_size: mambaBlockSize, mamba_cache_mode: mode, mamba_page_size: mambaPage, specs };
@@ -593,7 +585,7 @@
       buckets.get(key).push(index);
     });
     const sizes = [...buckets.values()].map((m) => m.length);
-    const groupSize = Math.max(...sizes) < Math.min(...sizes) * 1.5 ? Math.max(...sizes) : Math.min(...sizes);
+    const groupSize = Math.max(...sizes) < Math.min(...sizes) * K.kv.group_size_ratio ? Math.max(...sizes) : Math.min(...sizes);
     const groups = [];
     for (const members of buckets.values()) {
       const count = ceilDiv(members.length, groupSize);
@@ -644,46 +636,43 @@
     return best;
   }
 
-  // --- what vLLM takes before the KV cache ------------------------------------------------------
-
-  const QUANTIZATION_BITS = { fp8: 8, int8: 8, awq: 4, gptq: 4, bitsandbytes: 4, "compressed-tensors": 4 };
-  const NON_TORCH_ONE_GPU = roundHalfEven(0.2 * GIB);
-  const NON_TORCH_TENSOR_PARALLEL = roundHalfEven(0.7 * GIB);
-  const CUDA_GRAPHS = roundHalfEven(0.5 * GIB);
+  // --- what vLLM takes before the KV cache (budget.py: K.budget) ---------------------------------
 
   function noQuantization(value) {
     return value === null || value === undefined || value === "" || value === "none";
   }
 
   function quantizationOf(facts, settings) {
+    const bitsOf = K.budget.quantization_bits;
     let method = settings.quantization;
     const config = facts.quantization || {};
     if (noQuantization(method)) method = !truthy(settings.quantization) ? get(config, "quant_method") : null;
     if (noQuantization(method)) return [null, 0, 0];
     method = String(method).toLowerCase();
-    if (!(method in QUANTIZATION_BITS)) {
-      throw new MemoryInputError("quantization " + pyRepr(method) + " is not modelled; use one of " + Object.keys(QUANTIZATION_BITS).sort().join(", ") + ", or none");
+    if (!(method in bitsOf)) {
+      throw inputError("quantization", { method, methods: Object.keys(bitsOf).sort().join(", ") });
     }
-    let bits = isInt(get(config, "bits")) ? config.bits : QUANTIZATION_BITS[method];
+    let bits = isInt(get(config, "bits")) ? config.bits : bitsOf[method];
     if (method === "bitsandbytes") bits = truthy(get(config, "load_in_8bit")) ? 8 : 4;
-    const group = isInt(get(config, "group_size")) && config.group_size > 0 ? config.group_size : 128;
+    const group = isInt(get(config, "group_size")) && config.group_size > 0 ? config.group_size : K.budget.default_quantization_group_size;
     return [method, bits, group];
   }
 
   function weightsBytes(facts, dtypeBytes, settings) {
     const params = facts.parameters, tp = settings.tensor_parallel_size;
     const [method, bits, group] = quantizationOf(facts, settings);
-    const total = parametersTotal(params);
+    const numbers = { parameters: commas(parametersTotal(params)), dtype_bytes: dtypeBytes, method, bits, group };
+    const sources = K.budget.reserve_sources;
     let linear, how;
     if (method === null) {
       linear = params.linear * dtypeBytes;
-      how = commas(total) + " parameters counted from config.json, " + dtypeBytes + " bytes each";
+      how = fill(sources.weights, numbers);
     } else if (bits === 8) {
       linear = params.linear;
-      how = commas(total) + " parameters counted from config.json; linear weights in " + method + " (1 byte), the rest " + dtypeBytes + " bytes";
+      how = fill(sources.weights_8_bits, numbers);
     } else {
       linear = ceilDiv(params.linear * (bits * group + 8 * dtypeBytes + bits), 8 * group);
-      how = commas(total) + " parameters counted from config.json; linear weights in " + method + " (" + bits + " bits and a scale per " + group + "), the rest " + dtypeBytes + " bytes";
+      how = fill(sources.weights_grouped, numbers);
     }
     return [ceilDiv(linear + params.embedding * dtypeBytes, tp) + params.other * dtypeBytes, how];
   }
@@ -697,37 +686,35 @@
   function reserves(facts, dtypeBytes, settings, maxNumBatchedTokens, maxNumSeqs) {
     const [weights, how] = weightsBytes(facts, dtypeBytes, settings);
     const tp = settings.tensor_parallel_size;
+    const names = K.budget.reserve_names, sources = K.budget.reserve_sources;
     const items = [
-      { name: "model weights", bytes: weights, estimate: facts.quantization !== null || !noQuantization(settings.quantization), source: how + (tp > 1 ? ", split over " + tp + " GPUs" : "") },
       {
-        name: "activation peak",
+        name: names.weights,
+        bytes: weights,
+        estimate: facts.quantization !== null || !noQuantization(settings.quantization),
+        source: how + (tp > 1 ? fill(sources.weights_split, { tp }) : ""),
+      },
+      {
+        name: names.activations,
         bytes: activationBytes(facts, dtypeBytes, settings, maxNumBatchedTokens, maxNumSeqs),
         estimate: true,
-        source: "formula for a " + commas(maxNumBatchedTokens) + "-token profiling pass and " + maxNumSeqs + " sampled sequences; vLLM measures it (gpu_worker.determine_available_memory)",
+        source: fill(sources.activations, { tokens: commas(maxNumBatchedTokens), seqs: maxNumSeqs }),
       },
-      {
-        name: "memory outside PyTorch",
-        bytes: tp === 1 ? NON_TORCH_ONE_GPU : NON_TORCH_TENSOR_PARALLEL,
-        estimate: true,
-        source: "cuBLAS workspaces and, with tensor parallelism, NCCL buffers; vLLM logs 0.16-0.20 GiB on one GPU (vllm-project/vllm#12126, #14447) and more with TP (#10511)",
-      },
+      { name: names.non_torch, bytes: tp === 1 ? K.budget.non_torch_one_gpu : K.budget.non_torch_tensor_parallel, estimate: true, source: sources.non_torch },
     ];
-    if (!settings.enforce_eager) {
-      items.push({
-        name: "CUDA graphs",
-        bytes: CUDA_GRAPHS,
-        estimate: true,
-        source: "vLLM subtracts its estimate of CUDA graph memory (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1); captures take 0.2-1 GiB (vllm-project/vllm#11349: 0.21 GiB for Llama-3.2-1B); 0 with --enforce-eager",
-      });
-    }
+    if (!settings.enforce_eager) items.push({ name: names.cuda_graphs, bytes: K.budget.cuda_graphs, estimate: true, source: sources.cuda_graphs });
     return items;
   }
 
   function defaultBatchLimits(gpuMemoryBytes, gpuName, maxModelLen, settings) {
-    let seqs, tokens;
-    if (gpuMemoryBytes >= 160 * GIB) [seqs, tokens] = [1024, 16384];
-    else if (gpuMemoryBytes >= 70 * GIB && !gpuName.toLowerCase().includes("a100")) [seqs, tokens] = [1024, 8192];
-    else [seqs, tokens] = [256, 2048];
+    let tier = K.budget.batch_limits_otherwise;
+    for (const candidate of K.budget.batch_limit_tiers) {
+      if (gpuMemoryBytes >= candidate.min_gpu_memory_bytes && !candidate.except_gpu_names.some((name) => gpuName.toLowerCase().includes(name))) {
+        tier = candidate;
+        break;
+      }
+    }
+    const seqs = tier.max_num_seqs, tokens = tier.max_num_batched_tokens;
     let chosenTokens = settings.max_num_batched_tokens;
     if (chosenTokens === null) chosenTokens = Math.min(pyOr(settings.max_num_seqs, seqs) * maxModelLen, tokens);
     let chosenSeqs = settings.max_num_seqs;
@@ -735,51 +722,80 @@
     return [chosenSeqs, chosenTokens];
   }
 
-  // --- the errors -------------------------------------------------------------------------------
+  function budgetFigures(layout, available, maxModelLen, derived, inFlight, autoFit) {
+    const usable = available - layout.bytes_per_block;
+    const figures = { bytes_per_block: layout.bytes_per_block, usable_bytes: usable };
+    const largest = usable > 0 ? estimateMaxModelLen(layout, usable, derived, inFlight) : 0;
+    figures.largest_max_model_len = largest;
+    if (autoFit && largest > 0) maxModelLen = Math.min(largest, derived);
+    figures.max_model_len = maxModelLen;
+    const needed = requestBytes(layout, maxModelLen, inFlight);
+    figures.request_bytes = needed;
+    figures.request_blocks = requestBlocks(layout, maxModelLen, inFlight);
+    if ((autoFit && largest <= 0) || usable <= 0 || needed > usable) return figures;
+    const numBlocks = floorDiv(available, layout.bytes_per_block);
+    const concurrency = numBlocks / figures.request_blocks;
+    Object.assign(figures, { num_blocks: numBlocks, concurrency, tokens: Math.trunc(concurrency * maxModelLen) });
+    return figures;
+  }
 
-  const MAX_MODEL_LEN_TOO_LONG = "40a9e62adbd6db45";
-  const HEADS_NOT_DIVISIBLE = "a5afdbb71761aa63";
-  const NO_MEMORY_FOR_CACHE = "8178110fb39acd5c";
-  const KV_CACHE_TOO_SMALL = "bdaa78831d773037";
-  const AUTO_FIT_IMPOSSIBLE = "127c118f2e944b5f";
-  const MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS = "c8f7b9d6b5fb8793";
-  const ERROR_ENTRIES = {
-    [MAX_MODEL_LEN_TOO_LONG]: "max-model-len-exceeds-derived-limit",
-    [HEADS_NOT_DIVISIBLE]: "tensor-parallel-size-does-not-divide-model",
-    [NO_MEMORY_FOR_CACHE]: "no-memory-for-kv-cache-blocks",
-    [KV_CACHE_TOO_SMALL]: "kv-cache-too-small-for-max-model-len",
-    [AUTO_FIT_IMPOSSIBLE]: "no-memory-for-kv-cache-blocks",
-    [MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS]: "mamba-cache-blocks-below-max-num-seqs",
-  };
+  // --- the errors (findings.py: K.errors, by name: id, entry, message) ---------------------------
 
-  function finding(id, message) {
-    return { id, entry: ERROR_ENTRIES[id], message, fixes: [] };
+  function finding(name, numbers) {
+    const known = K.errors[name];
+    return { id: known.id, entry: known.entry, message: fill(known.message, numbers || {}), fixes: [] };
+  }
+
+  function isError(item, name) {
+    return item.id === K.errors[name].id;
+  }
+
+  /** round(size / GIB, 2) as vLLM's format_gib prints it. */
+  function formatGib(size) {
+    return round2(size / GIB);
+  }
+
+  function budgetFindings(layout, figures, inFlight, autoFit, maxNumSeqs, enforceEager) {
+    const usable = figures.usable_bytes, maxModelLen = figures.max_model_len;
+    if (autoFit && figures.largest_max_model_len <= 0) return [finding("AUTO_FIT_IMPOSSIBLE")];
+    if (usable <= 0) return [finding("NO_MEMORY_FOR_CACHE")];
+    const needed = figures.request_bytes;
+    if (needed > usable) {
+      const estimate = estimateMaxModelLen(layout, usable, maxModelLen, inFlight);
+      const hint = estimate > 0 ? fill(K.estimate_hint, { estimate }) : "";
+      return [finding("KV_CACHE_TOO_SMALL", { max_model_len: maxModelLen, needed_gib: formatGib(needed), available_gib: formatGib(usable), estimate_hint: hint })];
+    }
+    const numBlocks = figures.num_blocks;
+    const hasMamba = layout.specs.some((s) => s.kind === "mamba");
+    if (hasMamba && !enforceEager && maxNumSeqs > numBlocks) {
+      return [finding("MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS", { max_num_seqs: maxNumSeqs, num_blocks: numBlocks })];
+    }
+    return [];
   }
 
   // --- the report -------------------------------------------------------------------------------
 
   function calculate(config, settingsIn, source, withFixes) {
+    requireData();
     source = source || "config.json";
     withFixes = withFixes === undefined ? true : withFixes;
     const settings = serveSettings(settingsIn);
     const facts = modelFacts(config, source);
     const tp = settings.tensor_parallel_size;
-    if (tp < 1) throw new MemoryInputError("--tensor-parallel-size must be at least 1");
+    if (tp < 1) throw inputError("tensor_parallel_size");
     if (!(settings.gpu_memory_utilization > 0 && settings.gpu_memory_utilization <= 1)) {
-      throw new MemoryInputError("--gpu-memory-utilization must be above 0 and at most 1");
+      throw inputError("gpu_memory_utilization");
     }
     const errors = [];
     const derived = facts.derived_max_model_len;
     const autoFit = settings.max_model_len === -1;
     let maxModelLen = settings.max_model_len === null || settings.max_model_len === -1 ? derived : settings.max_model_len;
-    if (maxModelLen < 1) throw new MemoryInputError("--max-model-len must be a positive number of tokens, or -1 / auto");
+    if (maxModelLen < 1) throw inputError("max_model_len");
     if (settings.max_model_len !== null && settings.max_model_len !== -1 && settings.max_model_len > derived && facts.max_len_key) {
-      errors.push(finding(MAX_MODEL_LEN_TOO_LONG,
-        "User-specified max_model_len (" + settings.max_model_len + ") is greater than the derived max_model_len (" + facts.max_len_key + "=" + derived + " in model's config.json)."));
+      errors.push(finding("MAX_MODEL_LEN_TOO_LONG", { max_model_len: settings.max_model_len, key: facts.max_len_key, derived }));
     }
     if (facts.num_attention_heads && facts.num_attention_heads % tp) {
-      errors.push(finding(HEADS_NOT_DIVISIBLE,
-        "Total number of attention heads (" + facts.num_attention_heads + ") must be divisible by tensor parallel size (" + tp + ")."));
+      errors.push(finding("HEADS_NOT_DIVISIBLE", { heads: facts.num_attention_heads, tp }));
       return report(facts, settings, null, null, maxModelLen, errors, {}, {}, withFixes, config, source, 0);
     }
     const [layers, dtypeBytes] = layerCaches(config, settings, source);
@@ -798,53 +814,11 @@
     };
     const limits = { max_num_seqs: maxNumSeqs, max_num_batched_tokens: maxNumBatchedTokens, in_flight_tokens: inFlight };
     if (layout !== null) {
-      Object.assign(budget, budgetFigures(layout, available, maxModelLen, derived, inFlight, autoFit, maxNumSeqs, settings.enforce_eager, errors));
+      Object.assign(budget, budgetFigures(layout, available, maxModelLen, derived, inFlight, autoFit));
+      errors.push(...budgetFindings(layout, budget, inFlight, autoFit, maxNumSeqs, settings.enforce_eager));
       maxModelLen = budget.max_model_len;
     }
     return report(facts, settings, layers, layout, maxModelLen, errors, budget, limits, withFixes, config, source, dtypeBytes);
-  }
-
-  function budgetFigures(layout, available, maxModelLen, derived, inFlight, autoFit, maxNumSeqs, enforceEager, errors) {
-    const check = available - layout.bytes_per_block;
-    const figures = { bytes_per_block: layout.bytes_per_block, usable_bytes: check };
-    const largest = check > 0 ? estimateMaxModelLen(layout, check, derived, inFlight) : 0;
-    figures.largest_max_model_len = largest;
-    if (autoFit) {
-      if (largest <= 0) {
-        errors.push(finding(AUTO_FIT_IMPOSSIBLE,
-          "Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. Try increasing `gpu_memory_utilization`."));
-      } else {
-        maxModelLen = Math.min(largest, derived);
-      }
-    }
-    figures.max_model_len = maxModelLen;
-    const needed = requestBytes(layout, maxModelLen, inFlight);
-    figures.request_bytes = needed;
-    figures.request_blocks = requestBlocks(layout, maxModelLen, inFlight);
-    if (errors.some((e) => e.id === AUTO_FIT_IMPOSSIBLE)) return figures;
-    if (check <= 0) {
-      errors.push(finding(NO_MEMORY_FOR_CACHE,
-        "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."));
-      return figures;
-    }
-    if (needed > check) {
-      const estimate = estimateMaxModelLen(layout, check, maxModelLen, inFlight);
-      const hint = estimate > 0 ? "Based on the available memory, the estimated maximum model length is " + estimate + ". " : "";
-      errors.push(finding(KV_CACHE_TOO_SMALL,
-        "To serve at least one request with the model's max seq len (" + maxModelLen + "), (" + round2(needed / GIB) +
-        " GiB KV cache is needed, which is larger than the available KV cache memory (" + round2(check / GIB) + " GiB). " + hint +
-        "Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."));
-      return figures;
-    }
-    const numBlocks = floorDiv(available, layout.bytes_per_block);
-    const concurrency = numBlocks / figures.request_blocks;
-    Object.assign(figures, { num_blocks: numBlocks, concurrency, tokens: Math.trunc(concurrency * maxModelLen) });
-    const hasMamba = layout.specs.some((s) => s.kind === "mamba");
-    if (hasMamba && !enforceEager && maxNumSeqs > numBlocks) {
-      errors.push(finding(MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS,
-        "max_num_seqs (" + maxNumSeqs + ") exceeds available Mamba cache blocks (" + numBlocks + "). Each decode sequence requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most " + numBlocks + " or increase gpu_memory_utilization."));
-    }
-    return figures;
   }
 
   function report(facts, settings, layers, layout, maxModelLen, errors, budget, limits, withFixes, config, source, dtypeBytes) {
@@ -901,25 +875,25 @@
     const tp = settings.tensor_parallel_size;
 
     function parallel() {
-      for (const size of [2, 4, 8]) {
+      for (const size of K.fix_tensor_parallel_sizes) {
         if (size > tp && (!heads || heads % size === 0)) candidates.push(["--tensor-parallel-size " + size, replace(settings, { tensor_parallel_size: size })]);
       }
     }
     function utilization() {
       const start = Math.floor(settings.gpu_memory_utilization * 100) + 1;
-      for (let hundredths = start; hundredths < 99; hundredths++) {
+      for (let hundredths = start; hundredths <= K.fix_utilization_up_to_hundredths; hundredths++) {
         candidates.push(["--gpu-memory-utilization " + String(hundredths / 100), replace(settings, { gpu_memory_utilization: hundredths / 100 })]);
       }
     }
 
-    if (item.id === MAX_MODEL_LEN_TOO_LONG) {
+    if (isError(item, "MAX_MODEL_LEN_TOO_LONG")) {
       candidates.push(["--max-model-len " + derived, replace(settings, { max_model_len: derived })]);
-    } else if (item.id === HEADS_NOT_DIVISIBLE) {
-      const sizes = [1, 2, 4, 8, 16].sort((a, b) => Math.abs(a - tp) - Math.abs(b - tp) || a - b);
+    } else if (isError(item, "HEADS_NOT_DIVISIBLE")) {
+      const sizes = K.dividing_tensor_parallel_sizes.slice().sort((a, b) => Math.abs(a - tp) - Math.abs(b - tp) || a - b);
       for (const size of sizes) {
         if (size !== tp && heads % size === 0) candidates.push(["--tensor-parallel-size " + size, replace(settings, { tensor_parallel_size: size })]);
       }
-    } else if (item.id === KV_CACHE_TOO_SMALL) {
+    } else if (isError(item, "KV_CACHE_TOO_SMALL")) {
       if ((budget.largest_max_model_len || 0) > 0) {
         candidates.push(["--max-model-len " + budget.largest_max_model_len, replace(settings, { max_model_len: budget.largest_max_model_len })]);
         candidates.push(["--max-model-len auto", replace(settings, { max_model_len: -1 })]);
@@ -929,14 +903,14 @@
       }
       utilization();
       parallel();
-    } else if (item.id === NO_MEMORY_FOR_CACHE || item.id === AUTO_FIT_IMPOSSIBLE) {
+    } else if (isError(item, "NO_MEMORY_FOR_CACHE") || isError(item, "AUTO_FIT_IMPOSSIBLE")) {
       utilization();
       if (!settings.enforce_eager) candidates.push(["--enforce-eager", replace(settings, { enforce_eager: true })]);
       if (noQuantization(settings.quantization) && !truthy(get(facts.quantization || {}, "quant_method"))) {
         candidates.push(["--quantization fp8", replace(settings, { quantization: "fp8" })]);
       }
       parallel();
-    } else if (item.id === MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS) {
+    } else if (isError(item, "MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS")) {
       if ((budget.num_blocks || 0) >= 1) candidates.push(["--max-num-seqs " + budget.num_blocks, replace(settings, { max_num_seqs: budget.num_blocks })]);
       if (!settings.enforce_eager) candidates.push(["--enforce-eager", replace(settings, { enforce_eager: true })]);
       utilization();
@@ -1001,7 +975,7 @@
           return response.json();
         })
         .then((data) => {
-          DATA = data;
+          useData(data);
           return data;
         });
       loading.catch(() => {
@@ -1021,7 +995,7 @@
       return DATA;
     },
     _setData(data) {
-      DATA = data; // for tests and for a page that has the data already
+      useData(data); // for tests and for a page that has the data already
     },
     dataUrl: DATA_URL,
   };
@@ -1071,9 +1045,10 @@
     }
     if (budget.largest_max_model_len !== undefined) row(table, "Largest --max-model-len that fits", commas(budget.largest_max_model_len), "");
     nodes.push(table);
-    if (budget.weights_exceed_gpu) nodes.push(element("p", "errorkb-memory-warning", "The weights alone exceed the GPU's memory: loading them fails with CUDA out of memory first."));
+    const texts = K.report_texts; // the sentences errorkb memory prints too
+    if (budget.weights_exceed_gpu) nodes.push(element("p", "errorkb-memory-warning", texts.weights_exceed_gpu));
     if (!result.errors.length) {
-      nodes.push(element("p", "errorkb-memory-ok", "No known error: vLLM should start with these settings (the estimates aside)."));
+      nodes.push(element("p", "errorkb-memory-ok", "No known error: " + texts.no_error));
     }
     for (const item of result.errors) {
       const block = element("div", "errorkb-memory-error");
@@ -1084,8 +1059,8 @@
       block.appendChild(heading);
       block.appendChild(element("p", "errorkb-meta", item.message));
       block.appendChild(element("p", null, item.fixes.length
-        ? "Each of these alone fixes it: " + item.fixes.map((f) => f.flags + " (" + commas(f.kv_cache_tokens) + " tokens fit)").join("; ")
-        : "No single flag fixes it: use a larger GPU, more GPUs, or a smaller model."));
+        ? fill(texts.fixes, { fixes: item.fixes.map((f) => fill(texts.fix, { flags: f.flags, kv_cache_tokens: commas(f.kv_cache_tokens) })).join("; ") })
+        : texts.no_fix));
       nodes.push(block);
     }
     out.replaceChildren(...nodes);
@@ -1106,14 +1081,14 @@
       settings.gpu_memory_bytes = gpuMemoryBytes(found);
       settings.gpu_name = found.name;
     }
-    settings.gpu_memory_utilization = number(form, "gpu_memory_utilization") || 0.92;
+    settings.gpu_memory_utilization = number(form, "gpu_memory_utilization") || K.settings_defaults.gpu_memory_utilization;
     const length = form.elements.max_model_len.value.trim().toLowerCase();
     settings.max_model_len = length === "" ? null : length === "auto" ? -1 : Number(length);
     settings.max_num_seqs = number(form, "max_num_seqs");
     settings.kv_cache_dtype = form.elements.kv_cache_dtype.value;
     settings.dtype = form.elements.dtype.value;
     settings.quantization = form.elements.quantization.value || null;
-    settings.tensor_parallel_size = number(form, "tensor_parallel_size") || 1;
+    settings.tensor_parallel_size = number(form, "tensor_parallel_size") || K.settings_defaults.tensor_parallel_size;
     settings.enforce_eager = form.elements.enforce_eager.checked;
     return settings;
   }
@@ -1145,6 +1120,7 @@
     }
     if (DATA.gpus.length) gpus.value = DATA.gpus[0].name;
     models.value = Object.keys(DATA.models)[0] || "paste";
+    for (const name of ["gpu_memory_utilization", "tensor_parallel_size"]) form.elements[name].placeholder = String(K.settings_defaults[name]);
   }
 
   // The form is built here, not shipped in every page's HTML: it only works with this script.
@@ -1153,10 +1129,10 @@
     ["config", "config.json", "textarea", '{"model_type": "llama", "num_hidden_layers": 32, ...}', "errorkb-memory-paste"],
     ["gpu", "GPU", "select", [["custom", "Other: give its memory…"]]],
     ["gpu_memory", "GPU memory", "input", "24GiB", "errorkb-memory-custom"],
-    ["gpu_memory_utilization", "--gpu-memory-utilization", "input", "0.92"],
+    ["gpu_memory_utilization", "--gpu-memory-utilization", "input", ""], // placeholders: vLLM's defaults, once loaded
     ["max_model_len", "--max-model-len", "input", "the model's, or auto"],
     ["max_num_seqs", "--max-num-seqs", "input", "vLLM's default"],
-    ["tensor_parallel_size", "--tensor-parallel-size", "input", "1"],
+    ["tensor_parallel_size", "--tensor-parallel-size", "input", ""],
     ["kv_cache_dtype", "--kv-cache-dtype", "select", [["auto", "auto"], ["fp8", "fp8"]]],
     ["dtype", "--dtype", "select", [["auto", "auto"], ["bfloat16", "bfloat16"], ["float16", "float16"], ["float32", "float32"]]],
     ["quantization", "--quantization", "select", [["", "the checkpoint's"], ["none", "none"], ["fp8", "fp8"], ["awq", "awq"], ["gptq", "gptq"], ["bitsandbytes", "bitsandbytes"]]],

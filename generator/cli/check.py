@@ -1,0 +1,47 @@
+"""``errorkb check``: every problem in the curated entries, as ``path:line:col: message``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from generator.cli.common import add_source_options, history_revs, scan_catalogs
+from generator.config import Config
+from generator.errors import Findings, InputError
+
+
+def add_parser(commands) -> None:
+    check = commands.add_parser("check", help="check the curated entries (errors/*.yaml) against the schema and the pinned release")
+    add_source_options(check)
+    check.add_argument("--errors", type=Path, default=None, help="the folder of entries (default: errors/ beside errorkb.toml)")
+    check.add_argument("--pin-only", action="store_true", help="accept only ids raised at the pin, not in older [history] releases")
+    check.set_defaults(run=run)
+
+
+def run(config: Config, args: argparse.Namespace) -> int:
+    from generator.entries.check import check_entries
+    from generator.entries.load import available_models, load_entries
+    from generator.history.lineage import errors_of_releases
+    from generator.vllm.engine_args import serve_flags_at
+
+    folder = args.errors or config.root / "errors"
+    if not folder.is_dir():
+        raise InputError(f"{folder} is not a folder of entries; pass --errors DIR")
+    entries, problems = load_entries(folder, config.root)
+    revs, pin = history_revs(config, args)
+    scanned = scan_catalogs(config, args, revs)
+    revision, catalog = scanned[pin or 0]
+    if pin is None:
+        known, where = catalog.to_json()["errors"], revision.rev
+    else:
+        known = errors_of_releases([c.to_json() for _, c in scanned], pin)
+        where = f"{revision.rev} or any of the {len(revs)} [history] releases"
+    problems = sorted(problems + check_entries(entries, known, serve_flags_at(revision), where, available_models(config.root)))
+    files = len(list(folder.glob("*.yaml")))
+    if not problems:
+        print(f"{files} entries, no problems")
+        return 0
+    for problem in problems:
+        print(problem)
+    paths = len({problem.path for problem in problems})
+    raise Findings(f"{len(problems)} problems in {paths} of {files} entries (at {revision.rev})")

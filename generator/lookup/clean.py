@@ -1,0 +1,140 @@
+"""Cleaning a paste: the text as vLLM printed it, and its squashed form (pure: no disk, no processes).
+
+How a paste is read, steps 1 and 2 (step 3, matching the templates, is ``match.py``):
+
+1. ``clean_paste`` undoes what happens to text between vLLM and the search box:
+   ANSI colours, HTML entities, JSON string escapes, and per line the prefixes that
+   logs add (docker-compose ``vllm-1  | ``, ``(EngineCore_DP0 pid=316)``,
+   ``[rank0]:``, vLLM's ``ERROR 11-18 18:07:28 [core.py:710]`` headers, timestamps).
+2. ``squash`` drops whitespace and backticks, folds case and quote styles. Compared
+   squashed, a message survives hard wraps that split words, lost indentation, lost
+   backticks, and re-flowed paragraphs. Each squashed character remembers where it
+   came from, so placeholder values are cut from the cleaned text.
+
+The browser port (``templates/assets/lookup.js``) builds its patterns from the sources
+that ``index.compact_index`` puts in the index; it carries none of them itself.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from bisect import bisect_right
+
+MAX_TEXT_CHARS = 200_000  # a bigger paste is read from its end, where the error is
+UNESCAPE_ROUNDS = 3  # a JSON body quoted inside another is escaped twice
+PREFIX_ROUNDS = 6  # prefixes stack: "vllm-1  | (APIServer pid=1) ERROR ... ] "
+
+# --- cleaning --------------------------------------------------------------------------
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[@-_]|(?<![\w\]])\[(?:\d{1,3}(?:;\d{1,3})*)?m")
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[nrt\"'\\/])")
+LINE_PREFIXES = [
+    re.compile(r"^[\w.-]+-\d+\s+\|\s?"),  # docker-compose: "vllm-1  | "
+    re.compile(r"^\s*\((?:[\w.:-]+\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)\s?"),  # (EngineCore_DP0 pid=316)
+    re.compile(r"^\s*\[rank\d+\]:\s?"),  # [rank0]:
+    # vLLM's headers: "ERROR 11-18 18:07:28 engine.py:366] ", "INFO 05-01 12:00:00.123 [core.py:710] "
+    re.compile(
+        r"^\s*(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+"
+        r"(?:\[[^\]\s]+:\d+\]|[\w./-]+:\d+\])\s?"
+    ),
+    re.compile(r"^\s*\[[^\]\s]+\.py:\d+\]\s?"),  # a bare "[core.py:710] "
+    re.compile(r"^\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s*(?:[|-]\s*)?"),
+    re.compile(r"^\s*(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:"),  # logging's default format
+    re.compile(r"^\s*>\s?"),  # a quoted reply on GitHub
+]
+
+
+# A vLLM INFO/DEBUG header anywhere in the line's prefix.
+CHATTER = re.compile(r"^[^\n]{0,80}?\b(?:INFO|DEBUG)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d")
+CHATTER_KEEP = re.compile(r"Error|Exception|Traceback", re.I)
+
+
+def clean_paste(text: str) -> str:
+    """The paste as vLLM printed it, as far as that can be recovered."""
+    if len(text) > MAX_TEXT_CHARS:
+        text = text[-MAX_TEXT_CHARS:]
+    text = ANSI.sub("", text)
+    text = CONTROL.sub("", text)
+    if "&" in text:
+        text = html.unescape(text)
+    for _ in range(UNESCAPE_ROUNDS):
+        if "\\" not in text:
+            break
+        text = JSON_ESCAPE.sub(_unescape, text)
+    # "\ud83d\ude80" came out as two halves: one code point again; a lone half is no text
+    text = _SURROGATES.sub(_join_surrogates, text)
+    lines = []
+    for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        line = raw
+        for _ in range(PREFIX_ROUNDS):
+            before = line
+            for pattern in LINE_PREFIXES:
+                line = pattern.sub("", line, count=1)
+            if line == before:
+                break
+        if CHATTER.search(raw) and not CHATTER_KEEP.search(raw):
+            continue  # an INFO or DEBUG log line: vLLM never reports a raised error there
+        lines.append(line)
+    return "\n".join(lines)
+
+
+_SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
+
+
+def _join_surrogates(match: re.Match) -> str:
+    pair = match.group(0)
+    if len(pair) == 2:
+        return chr(0x10000 + ((ord(pair[0]) - 0xD800) << 10) + (ord(pair[1]) - 0xDC00))
+    return "\ufffd"
+
+
+def _unescape(match: re.Match) -> str:
+    code = match.group(1)
+    if code[0] == "u":
+        return chr(int(code[1:], 16))
+    return {"n": "\n", "r": "\n", "t": "\t"}.get(code, code)
+
+
+# --- squashing ---------------------------------------------------------------------------
+
+QUOTES = "\u2018\u2019\u201c\u201d\""  # each read as "'"
+_QUOTES = str.maketrans(dict.fromkeys(QUOTES, "'"))
+# Quotes go too: they differ between str() and repr(), and the pieces of an
+# implicitly concatenated message in a traceback's source lines read as the message.
+_DROP = frozenset(" \t\n\r\f\v`\u00a0'")
+DROP_RUN = re.compile("[" + re.escape("".join(sorted(_DROP))) + "]+")
+
+
+class Origin:
+    """Maps a position in squashed text back to the cleaned text it came from."""
+
+    def __init__(self, starts: list[int], shifts: list[int]):
+        self.starts = starts  # squashed position where each run of dropped chars ends
+        self.shifts = shifts  # dropped chars before that position
+
+    def __getitem__(self, index: int) -> int:
+        run = bisect_right(self.starts, index)
+        return index + (self.shifts[run - 1] if run else 0)
+
+
+def squash(text: str) -> tuple[str, Origin]:
+    """Text without whitespace, backticks or quotes, in lower case; and where each char came from."""
+    folded = text.translate(_QUOTES).lower()
+    if len(folded) != len(text):  # rare case-folding that changes length: fold per char
+        folded = "".join(c.translate(_QUOTES).lower()[:1] or c for c in text)
+    starts: list[int] = []
+    shifts: list[int] = []
+    dropped = 0
+    for run in DROP_RUN.finditer(folded):
+        dropped += run.end() - run.start()
+        starts.append(run.end() - dropped)
+        shifts.append(dropped)
+    return DROP_RUN.sub("", folded), Origin(starts, shifts)
+
+
+def squash_text(text: str) -> str:
+    """``squash`` without the origin map."""
+    folded = text.translate(_QUOTES).lower()
+    return DROP_RUN.sub("", folded)

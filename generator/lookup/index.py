@@ -1,0 +1,142 @@
+"""The compact lookup index: every error of a set of releases, and the rules to match them (pure: no disk, no processes).
+
+``compact_index`` writes it (the site ships it as ``api/lookup-index.json``, the command
+line keeps it in its cache); ``matcher_from_index`` builds the Python matcher from it.
+The browser port (``templates/assets/lookup.js``) builds its matcher from the same file
+and takes from its ``rules`` every number, text and pattern that the Python modules
+define, so that none is copied into JavaScript by hand. Patterns travel as Python
+source with their flags written inline (``(?i)``); lookup.js rewrites them for
+JavaScript's engine (``pyRegex``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from generator.lookup import clean, foreign, match
+from generator.lookup.match import LookupError_, Matcher, error_title
+from generator.text import ELLIPSIS, error_path, error_url
+
+# 2: the rules carry every number and pattern that lookup.js needs (1 carried only a few).
+INDEX_SCHEMA_VERSION = 2
+
+
+def _source(pattern: re.Pattern) -> str:
+    """A pattern's source with its flags inline, as one string that both engines read alike."""
+    unsupported = pattern.flags & ~(re.I | re.M | re.S | re.U)
+    if unsupported:
+        raise ValueError(f"flags {unsupported} of {pattern.pattern!r} do not travel in the lookup index")
+    inline = "".join(letter for flag, letter in ((re.I, "i"), (re.M, "m"), (re.S, "s")) if pattern.flags & flag)
+    if inline and pattern.pattern.startswith("(?"):
+        raise ValueError(f"{pattern.pattern!r}: give its flags to re.compile, not inline")
+    return f"(?{inline}){pattern.pattern}" if inline else pattern.pattern
+
+
+def rules() -> dict:
+    """What the browser's matcher needs besides the errors: the numbers, texts and patterns of the rules."""
+    return {
+        # clean.py
+        "max_text_chars": clean.MAX_TEXT_CHARS,
+        "unescape_rounds": clean.UNESCAPE_ROUNDS,
+        "prefix_rounds": clean.PREFIX_ROUNDS,
+        "quotes": clean.QUOTES,
+        # match.py
+        "gram": match.GRAM,
+        "chunk_words": match.CHUNK_WORDS,
+        "window": match.WINDOW,
+        "max_grams_per_entry": match.MAX_GRAMS_PER_ENTRY,
+        "stop_gram_entries": match.STOP_GRAM_ENTRIES,
+        "max_candidates": match.MAX_CANDIDATES,
+        "candidate_share": match.CANDIDATE_SHARE,
+        "candidate_grams": match.CANDIDATE_GRAMS,
+        "anchors": match.ANCHORS,
+        "anchor_tries": match.ANCHOR_TRIES,
+        "tail": match.TAIL,
+        "min_literal": match.MIN_LITERAL,
+        "min_matched": match.MIN_MATCHED,
+        "sure": match.SURE,
+        "agree_bonus": match.AGREE_BONUS,
+        "frame_bonus": match.FRAME_BONUS,
+        "max_value_chars": match.MAX_VALUE_CHARS,
+        "title_width": match.TITLE_WIDTH,
+        # generator/text.py
+        "ellipsis": ELLIPSIS,
+        "error_path": error_path("{id}"),
+        # foreign.py
+        "foreign_packages": list(foreign.FOREIGN_PACKAGES),
+        "foreign_frame_reason": foreign.FOREIGN_FRAME_REASON,
+        "not_vllm": [[source, list(keywords), _source(pattern), reason, weak]
+                     for source, keywords, pattern, reason, weak in foreign.NOT_VLLM_RULES],
+        # patterns, in Python syntax
+        "line_prefixes": [_source(p) for p in clean.LINE_PREFIXES],
+        "patterns": {
+            "ansi": _source(clean.ANSI),
+            "control": _source(clean.CONTROL),
+            "json_escape": _source(clean.JSON_ESCAPE),
+            "chatter": _source(clean.CHATTER),
+            "chatter_keep": _source(clean.CHATTER_KEEP),
+            "drop_run": _source(clean.DROP_RUN),
+            "exception_line": _source(foreign.EXCEPTION_LINE),
+            "frame": _source(foreign.FRAME),
+            "hole": _source(match.HOLE),
+        },
+    }
+
+
+def compact_index(catalogs: list[dict]) -> dict:
+    """Every error of the catalogs (one per release, oldest first), compactly.
+
+    The browser builds its matcher from this with the same rules as ``Matcher``:
+    the rules' numbers, texts and patterns travel inside it (``rules()``).
+    """
+    merged: dict[str, dict] = {}
+    forms: dict[str, list[str]] = {}
+    for catalog in catalogs:
+        for error in catalog["errors"]:
+            known = merged.get(error["id"])
+            if known is None:
+                known = merged[error["id"]] = {
+                    "id": error["id"],
+                    "exception": error["exception"],
+                    "template": error["template"],
+                    "has_message": error.get("has_message", True),
+                    "versions": [],
+                }
+                forms[error["id"]] = []
+            known["versions"].append(catalog["revision"])
+            known["sites"] = [[s["path"], s["line"], s["function"]] for s in error["sites"]]
+            if known["has_message"]:
+                for site in error["sites"]:
+                    for form in [site["template"], *site.get("variants", [])]:
+                        if form and form not in forms[error["id"]]:
+                            forms[error["id"]].append(form)
+    ids = sorted(merged)
+    return {
+        "schema_version": INDEX_SCHEMA_VERSION,
+        "revisions": [c["revision"] for c in catalogs],
+        "errors": [[merged[i]["id"], merged[i]["exception"], merged[i]["template"], merged[i]["has_message"],
+                    merged[i]["versions"], merged[i]["sites"], forms[i]] for i in ids],
+        "rules": rules(),
+    }
+
+
+def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
+    """The matcher over the index's errors; their URLs absolute under ``site_url`` when given."""
+    errors = [
+        LookupError_(
+            id=id_,
+            exception=exception,
+            template=template,
+            title=error_title(exception, template, has_message),
+            url=error_url(site_url, id_),
+            versions=versions,
+            sites=[{"path": p, "line": line, "function": f} for p, line, f in sites],
+        )
+        for id_, exception, template, has_message, versions, sites, _ in index["errors"]
+    ]
+    return Matcher(errors, [forms for *_, forms in index["errors"]])
+
+
+def matcher_from_catalogs(catalogs: list[dict], site_url: str = "") -> Matcher:
+    """A matcher over the errors of one or more catalogs (one per release, oldest first)."""
+    return matcher_from_index(compact_index(catalogs), site_url)
