@@ -7,8 +7,9 @@ and not timed); the warm history scan reruns the releases over the full cache. T
 releases are errorkb.toml's [history] list, scanned in one pass (catalog.scan_revisions).
 Goal: history cold <= 4x one release cold (the median of the runs' ratios, each run's
 two cold scans back to back); warm history <= 10 s. A cold scan analyses
-each new blob piece by piece (generator/pieces.py): the brackets say how many pieces
-it walked, reused, and passed over as quiet functions.
+each new blob piece by piece (generator/scan/pieces.py cuts it, generator/scan/incremental.py
+walks it): the brackets say how many pieces it walked, reused, and passed over as quiet
+functions.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import re
 from typing import Iterator
 
 ELLIPSIS = " …"
+CUT_TRAILING = " .,:;"  # dropped from the end of a shortened text before the ellipsis
 
 
 def shorten(text: str, width: int) -> str:
@@ -21,7 +22,7 @@ def shorten(text: str, width: int) -> str:
     if len(text) <= width:
         return text
     cut = text[:width].rsplit(" ", 1)[0] or text[:width]
-    return cut.rstrip(" .,:;") + ELLIPSIS
+    return cut.rstrip(CUT_TRAILING) + ELLIPSIS
 
 
 def fence(text: str, lang: str = "") -> str:

@@ -355,7 +355,7 @@ def test_lookup_js_reads_the_rules_from_the_index():
     for key, value in index_rules.items():
         if isinstance(value, (int, float)) and not isinstance(value, bool) and len(str(value)) > 1:
             assert not re.search(rf"(?<![\w.\\]){re.escape(str(value))}(?![\w.])", code), f"lookup.js copies {key} = {value}"
-    texts = [index_rules["ellipsis"], index_rules["error_path"].split("{")[0], index_rules["foreign_frame_reason"].split("{")[0],
+    texts = [index_rules["ellipsis"], index_rules["cut_trailing"], index_rules["error_path"].split("{")[0], index_rules["foreign_frame_reason"].split("{")[0],
              *index_rules["foreign_packages"], *(rule[4] for rule in index_rules["not_vllm"])]
     texts += [source.removeprefix("(?i)") for source in _index_patterns()]
     for text in texts:

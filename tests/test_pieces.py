@@ -6,7 +6,8 @@ import textwrap
 
 import pytest
 
-from generator.scan.incremental import FileResult, Piece, Stored, quiet_function, scan_file, split
+from generator.scan.incremental import FileResult, Stored, scan_file
+from generator.scan.pieces import Piece, quiet_function, split
 from generator.scan.walker import scan_source
 
 
@@ -431,7 +432,7 @@ def test_loud_finds_what_its_regular_expression_finds():
     import random
     import re
 
-    from generator.scan.incremental import _loud
+    from generator.scan.pieces import _loud
 
     pattern = re.compile(r"\b(?:raise|assert)\b|\n[ \t]*class\b")
     words = ["raise", "assert", "class", " ", "\n", "\t", "_", "a", "é", "1", "(", "@", "\n  ", "#"]

@@ -15,7 +15,7 @@ import re
 
 from generator.lookup import clean, foreign, match
 from generator.lookup.match import LookupError_, Matcher, error_title
-from generator.text import ELLIPSIS, error_path, error_url
+from generator.text import CUT_TRAILING, ELLIPSIS, error_path, error_url
 
 # 2: the rules carry every number and pattern that lookup.js needs (1 carried only a few).
 INDEX_SCHEMA_VERSION = 2
@@ -61,6 +61,7 @@ def rules() -> dict:
         "title_width": match.TITLE_WIDTH,
         # generator/text.py
         "ellipsis": ELLIPSIS,
+        "cut_trailing": CUT_TRAILING,
         "error_path": error_path("{id}"),
         # foreign.py
         "foreign_packages": list(foreign.FOREIGN_PACKAGES),

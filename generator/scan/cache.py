@@ -25,6 +25,7 @@ from typing import Iterable, Iterator
 import generator.scan.templates
 import generator.scan.records
 import generator.scan.incremental
+import generator.scan.pieces
 import generator.scan.walker
 import generator.scan.ids
 import generator.text
@@ -36,7 +37,8 @@ def scanner_fingerprint() -> str:
     digest = hashlib.sha256()
     # ast (and marshal, which stores the pieces) differ between Python versions
     digest.update(f"python {sys.version_info[0]}.{sys.version_info[1]}".encode())
-    for module in (generator.scan.walker, generator.scan.templates, generator.scan.ids, generator.scan.records, generator.scan.incremental, generator.text):
+    for module in (generator.scan.walker, generator.scan.templates, generator.scan.ids, generator.scan.records,
+                   generator.scan.pieces, generator.scan.incremental, generator.text):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:16]
 

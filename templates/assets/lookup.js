@@ -520,7 +520,7 @@
       const head = text.slice(0, width);
       const space = head.lastIndexOf(" ");
       const cut = space === -1 ? head : head.slice(0, space);
-      text = pyRstripChars(cut || head, " .,:;") + rules.ellipsis;
+      text = pyRstripChars(cut || head, rules.cutTrailing) + rules.ellipsis;
     }
     return exception + ": " + fromSlots(text);
   }
@@ -694,6 +694,7 @@
       hole: pyRegex(patterns.hole, "", "g"),
       // generator/text.py
       ellipsis: rules.ellipsis,
+      cutTrailing: rules.cut_trailing,
       errorPath: rules.error_path,
       // generator/lookup/foreign.py
       exceptionLine: pyRegex(patterns.exception_line),
