@@ -219,3 +219,10 @@ def test_a_skeleton_of_an_id_of_digits_keeps_it_a_string():
                         "comment": None, "excerpt": "if x < 0:\n    raise ValueError(...)", "excerpt_line": 2}]}
     _, text = new_entry(error, [], "v0.33.0")
     assert yaml.safe_load(text)["ids"] == ["1108393816497648"]
+
+
+def test_an_entry_that_cannot_be_read_is_a_problem_not_a_crash(tmp_path):
+    (tmp_path / "folder.yaml").mkdir()
+    entries, problems = load_entries(tmp_path, tmp_path)
+    assert entries == [] and [str(p) for p in problems] == [
+        "folder.yaml:1:1: the entry cannot be read (Is a directory): an entry is a plain YAML file"]

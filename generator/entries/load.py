@@ -202,6 +202,8 @@ def load_entry(file: Path, root: Path) -> tuple[ErrorEntry | None, list[Problem]
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         return None, [Problem(path, 1, 1, f"the file is not UTF-8 ({exc.reason} at byte {exc.start}): save it as UTF-8")]
+    except OSError as exc:
+        return None, [Problem(path, 1, 1, f"the entry cannot be read ({exc.strerror or exc}): an entry is a plain YAML file")]
     problems = []
     first = text.split("\n", 1)[0].rstrip("\r")
     if first != SCHEMA_LINE:
