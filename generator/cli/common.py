@@ -4,6 +4,7 @@ reading a paste, loading the entries, and a progress line."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -23,8 +24,6 @@ def add_source_options(parser: argparse.ArgumentParser, multiple_revs: bool = Fa
 
 def workers(args: argparse.Namespace) -> int:
     """--workers, checked; one per CPU when not given."""
-    import os
-
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers must be at least 1")
     return args.workers or os.cpu_count() or 1
