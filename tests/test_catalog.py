@@ -242,3 +242,12 @@ def test_a_pass_stores_the_pieces_of_each_files_newest_version(tmp_path):
             after = cache.stats.as_dict()
         assert (after["pieces_walked"] - before["pieces_walked"], after["pieces_reused"] - before["pieces_reused"]) == (1, 5)
         assert later == scan(repo, "v4", tmp_path / f"cold{workers}")
+
+
+def test_a_file_name_that_is_not_utf8_is_skipped_and_said(tmp_path):
+    bad = "vllm/a\udcff<b>.py"  # the byte 0xff, as git's bytes read with surrogateescape
+    repo = tagged_repo(tmp_path / "r", {"v1": {bad: "raise ValueError('hidden')\n", "vllm/ok.py": LIMIT}})
+    catalog = scan(repo, "v1", tmp_path / "cache")
+    assert [e["template"] for e in catalog["errors"]] == ["n ({n}) exceeds the limit ({limit})"]
+    assert catalog["stats"]["skipped"] == [{"path": "vllm/a\ufffd<b>.py", "reason": "the file name is not UTF-8; its errors are left out"}]
+    json.dumps(catalog, ensure_ascii=False).encode("utf-8")  # writable as UTF-8

@@ -43,6 +43,10 @@ def assemble(
     stats = {"files": 0, "sites": 0, "errors": 0, "raises": 0, "asserts": 0, "reraises": 0, "skipped": []}
     for path, scan in files:
         stats["files"] += 1
+        if not _is_utf8(path):  # git allows any bytes; pages, links and JSON need text
+            shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            stats["skipped"].append({"path": shown, "reason": "the file name is not UTF-8; its errors are left out"})
+            continue
         stats["reraises"] += scan.reraises
         if scan.skipped:
             stats["skipped"].append({"path": path, "reason": scan.skipped})
@@ -71,6 +75,15 @@ def assemble(
     stats["errors"] = len(errors)
     stats["skipped"].sort(key=lambda s: s["path"])
     return Catalog(project=project, revision=revision, commit=commit, tag=tag, source=source, errors=errors, stats=stats)
+
+
+def _is_utf8(path: str) -> bool:
+    """Whether a path read from git (``surrogateescape``) was valid UTF-8."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def catalog_json(catalog: Catalog) -> str:
