@@ -6,16 +6,28 @@ Accuracy: top-1 and top-3 on the real pastes in tests/data/pastes/ (an entry's
 `acceptable` ids count as right), and how many non-vLLM pastes got no vLLM match.
 Speed: the matcher's build time over every template of the scanned release, and
 p50/p99 latency for a one-line message and for a 200-line server log.
+
+Hostile pastes: 50 MB of random bytes and 100,000 `ESC ]` (200 KB, an OSC escape left
+open: quadratic once), each timed in process (decoding as `errorkb lookup` decodes
+standard input, then the lookup) and as a whole `errorkb lookup --pin-only` process
+reading it from standard input, next to the same process given a one-line message
+(the ratio is what the paste itself costs; goal: under 5 s on the command line).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import random
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 
 from common import ROOT, pin_catalog, source_parser
 
+from generator.lookup.clean import decode_paste  # noqa: E402
 from generator.lookup.index import matcher_from_catalogs  # noqa: E402
 
 PASTES = ROOT / "tests" / "data" / "pastes"
@@ -45,6 +57,45 @@ def latencies(matcher, text: str, runs: int) -> tuple[float, float]:
         times.append(time.perf_counter() - start)
     times.sort()
     return statistics.median(times) * 1000, times[int(len(times) * 0.99) - 1] * 1000
+
+
+RANDOM_BYTES = 50 * 1024 * 1024
+OSC_OPENINGS = 100_000
+
+
+def hostile_pastes() -> dict[str, bytes]:
+    return {
+        "50 MB random bytes": random.Random(20251201).randbytes(RANDOM_BYTES),
+        "200 KB of ESC ]": b"\x1b]" * OSC_OPENINGS,
+    }
+
+
+def in_process(matcher, data: bytes, decode) -> float:
+    """Seconds to decode ``data`` with ``decode`` and look it up."""
+    start = time.perf_counter()
+    matcher.lookup(decode(data))
+    return time.perf_counter() - start
+
+
+def decode_all(data: bytes) -> str:
+    """As ``errorkb lookup`` reads standard input (generator/cli/common.py: read_paste)."""
+    return data.decode("utf-8", errors="replace")
+
+
+def as_process(args, data: bytes) -> float:
+    """Seconds for a whole ``errorkb lookup --pin-only`` process reading ``data`` on stdin."""
+    command = [sys.executable, "-m", "generator", "lookup", "--pin-only", "--source", args.source, "--rev", args.rev,
+               "--cache-dir", str(args.cache_dir), "--json"]
+    with tempfile.TemporaryFile() as stdin:
+        stdin.write(data)
+        stdin.seek(0)
+        start = time.perf_counter()
+        done = subprocess.run(command, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        took = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"errorkb lookup failed ({done.returncode}): {done.stderr.decode(errors='replace')[-2000:]}")
+    return took
 
 
 def main() -> int:
@@ -82,6 +133,17 @@ def main() -> int:
     print(f"non-vLLM pastes    : {foreign_ok}/{foreign_total} told apart, with no vLLM match")
     print(f"one-line message   : p50 {message[0]:6.2f} ms   p99 {message[1]:6.2f} ms   (goal p50 <= 1 ms)")
     print(f"200-line log       : p50 {log[0]:6.2f} ms   p99 {log[1]:6.2f} ms   (goal p50 <= 20 ms)")
+    # Hostile pastes: in process, and as a whole command-line process (after one run that
+    # stores the lookup index, so that every timed process reads it).
+    as_process(args, MESSAGE.encode())
+    baseline = min(as_process(args, MESSAGE.encode()) for _ in range(3))
+    print(f"command line, one-line message : {baseline:6.2f} s   (the process: start, index, matcher)")
+    for name, data in hostile_pastes().items():
+        inside = in_process(matcher, data, decode_all)
+        tail = in_process(matcher, data, decode_paste)
+        whole = as_process(args, data)
+        print(f"{name:18s} in process : {inside:6.2f} s (decoding only the end read, decode_paste: {tail:5.2f} s)   "
+              f"command line : {whole:6.2f} s = {whole / baseline:4.2f} x the one-line message   (goal < 5 s)")
     if misses:
         print("misses:")
         print("\n".join(misses))

@@ -305,3 +305,107 @@ reproduce:
         "errors/r.yaml:11:17: `reproduce[0].error.requires` is 'gpu': use one of cpu, cuda",
         "errors/r.yaml:13:7: `reproduce[0].fix` needs `python` or `cli`, only one of them",
     ]
+
+
+# --- records (errors/verifications/) ------------------------------------------------------------------
+
+RECORDED = """\
+reproduce:
+  error:
+    cli: [vllm, serve, models/small, --max-model-len, "100000"]
+    expect: a000000000000001
+  fix:
+    cli: [vllm, serve, models/small, --max-model-len, "4096"]
+    reach: engine-config
+"""
+
+
+def _recorded(tmp_path: Path, error_passed: bool = True):
+    """An entry and the record `errorkb verify` writes of it (updated_records, with runs as the harness gives them)."""
+    from generator.repro.cases import CaseRun
+    from generator.repro.records import updated_records
+    from generator.repro.verify import judge_pair, plan
+
+    write(tmp_path / "errors", "r.yaml", entry_text(extra=RECORDED))
+    entries, problems = load_entries(tmp_path / "errors", tmp_path)
+    assert problems == []
+    [repro] = plan(entries, "cpu", [])
+    raised = CaseRun("raised", 0.4, exception={"type": "ValueError", "message": "placeholder error number 1 (x)",
+                                               "traceback": "ValueError: placeholder error number 1 (x)"},
+                     isolation="bwrap: network, pid, ipc, uts and mount namespaces; rlimits; as uid 65534")
+    reached = CaseRun("reached", 0.3, reached="engine-config", isolation=raised.isolation)
+    result = judge_pair(repro, raised, reached, lambda text: "a000000000000001" if error_passed else None, watched=False)
+    folder = tmp_path / "errors" / "verifications"
+    folder.mkdir()
+    [(path, text)] = updated_records(folder, [result], {"vllm": "9.9.9", "python": "3.11.7"}, "2026-11-30").items()
+    Path(path).write_text(text)
+    return entries, folder, Path(path)
+
+
+def record_problem_lines(entries, folder: Path, root: Path) -> list[str]:
+    from generator.repro.records import record_problems
+
+    return [str(p) for p in record_problems(entries, folder, root)]
+
+
+def test_a_record_written_by_verify_of_the_current_cases_has_no_problems(tmp_path):
+    entries, folder, _ = _recorded(tmp_path)
+    assert record_problem_lines(entries, folder, tmp_path) == []
+
+
+def test_a_stale_record_says_how_to_record_it_again(tmp_path):
+    entries, folder, path = _recorded(tmp_path)
+    write(tmp_path / "errors", "r.yaml", entry_text(extra=RECORDED.replace('"100000"', '"200000"')))
+    entries, _ = load_entries(tmp_path / "errors", tmp_path)
+    [line] = record_problem_lines(entries, folder, tmp_path)
+    text = path.read_text()
+    at = text.index('"case_sha256"', text.index('"error"'))
+    row, col = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+    assert line.startswith(f"errors/verifications/r.json:{row}:{col}: `runs.cpu` is stale: the error case changed since it was recorded")
+    assert line.endswith("run `errorkb verify --tier cpu r` to re-record it")
+
+
+def test_a_hand_edited_record_is_a_problem(tmp_path):
+    entries, folder, path = _recorded(tmp_path, error_passed=False)
+    record = json.loads(path.read_text())
+    record["runs"]["cpu"]["passed"] = True
+    path.write_text(json.dumps(record, indent=1))
+    [line] = record_problem_lines(entries, folder, tmp_path)
+    assert "`runs.cpu` is stale: its `passed` disagrees with its cases'" in line
+    record["runs"]["cpu"]["error"]["passed"] = True  # and the case's too: consistent, but its duration says otherwise
+    record["runs"]["cpu"]["duration_s"] = "<script>alert(1)</script>"
+    path.write_text(json.dumps(record, indent=1))
+    [line] = record_problem_lines(entries, folder, tmp_path)
+    assert line.startswith("errors/verifications/r.json:") and "`runs.cpu.duration_s` does not match the record schema" in line
+    assert line.endswith("records are written by errorkb verify only; run `errorkb verify --tier cpu r` "
+                         "(and `--tier cuda` where there is a GPU)")
+
+
+def test_a_record_that_is_not_one_or_of_no_entry_is_a_problem(tmp_path):
+    entries, folder, path = _recorded(tmp_path)
+    path.write_text('{"entry": "r", "runs": {')
+    (folder / "ghost.json").write_text(json.dumps({"entry": "ghost", "runs": {}}))
+    assert record_problem_lines(entries, folder, tmp_path) == [
+        "errors/verifications/ghost.json:1:1: a record of no entry (there is no errors/ghost.yaml): delete it",
+        "errors/verifications/r.json:1:25: not a record (not JSON: Expecting property name enclosed in double quotes at "
+        "line 1 column 25): records are written by errorkb verify only; delete it and run "
+        "`errorkb verify --tier cpu r` (and `--tier cuda` where there is a GPU)",
+    ]
+
+
+def test_verify_replaces_a_record_that_does_not_validate_whole(tmp_path):
+    """A record with a run errorkb verify did not write (a hand-made cuda run) is not merged
+    into: the next `errorkb verify --tier cpu` writes the record anew."""
+    from generator.repro.cases import CaseRun
+    from generator.repro.records import updated_records
+    from generator.repro.verify import judge_pair, plan
+
+    entries, folder, path = _recorded(tmp_path)
+    record = json.loads(path.read_text())
+    record["runs"]["cuda"] = dict(record["runs"]["cpu"], tier="cuda", key="cuda", forged=True)
+    path.write_text(json.dumps(record))
+    [repro] = plan(entries, "cpu", [])
+    run = CaseRun("raised", 0.4, exception={"type": "ValueError", "message": "m", "traceback": "ValueError: m"}, isolation="x")
+    result = judge_pair(repro, run, CaseRun("reached", 0.3, reached="engine-config", isolation="x"), lambda t: None, False)
+    [(_, text)] = updated_records(folder, [result], {"vllm": "9.9.9"}, "2026-12-01").items()
+    assert list(json.loads(text)["runs"]) == ["cpu"], "the forged cuda run was kept"

@@ -100,13 +100,19 @@ def one_line_error(result: subprocess.CompletedProcess, code: int = 2) -> str:
     return lines[0]
 
 
-def test_a_corrupt_cache_is_one_line_naming_it(tmp_path):
+def test_a_corrupt_cache_heals_with_one_warning_line_naming_it(tmp_path):
+    """The analysis cache only saves work: a damaged one is deleted and rebuilt, and said so once."""
     repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": "raise ValueError('boom')\n"}})
     cache = tmp_path / "c"
     cache.mkdir()
     (cache / "analysis.sqlite").write_bytes(b"this is not a database" * 100)
-    line = one_line_error(errorkb("scan", "--source", str(repo), "--rev", "v1", "--out", "-", cache=cache))
-    assert str(cache / "analysis.sqlite") in line and "delete it" in line
+    result = errorkb("scan", "--source", str(repo), "--rev", "v1", "--out", "-", cache=cache)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("errorkb: warning: ") and str(cache / "analysis.sqlite") in line and "rebuilt" in line
+    assert [e["template"] for e in json.loads(result.stdout)["errors"]] == ["boom"]
+    again = errorkb("scan", "--source", str(repo), "--rev", "v1", "--out", "-", cache=cache)
+    assert again.returncode == 0 and again.stderr == "" and again.stdout == result.stdout
 
 
 def test_a_path_that_cannot_be_written_is_one_line(tmp_path):

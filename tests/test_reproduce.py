@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import json
+
 from generator.repro.cases import (
     CaseRun,
+    CaseVerdict,
     ReproCase,
     badges,
+    case_record,
+    case_sha256,
     judge_error,
     judge_fix,
     merge_record,
     reproduction_views,
     reproductions,
     tier_record,
+    trusted_record,
     watch_targets,
 )
 
@@ -108,11 +114,17 @@ def test_the_watched_functions_are_the_sites_of_the_expected_error():
     assert watch_targets(ReproCase(role="fix", kind="python", past="none"), error) == []
 
 
-def _record(version: str, passed: bool = True, tier: str = "cpu", gpu=None) -> dict:
-    [repro] = reproductions("e", "errors/e.yaml", PAIR)
-    case = {"passed": passed, "duration_s": 0.5, "summary": "s", "evidence": ""}
-    run = tier_record(repro, {"vllm": version, "gpu": gpu}, "2026-11-30", case, dict(case, passed=True))
-    run["tier"] = run["key"] = tier
+SANDBOXED = "bwrap: network, pid, ipc, uts and mount namespaces; read-only system and vLLM, no repository; rlimits; as uid 65534"
+CUDA_PAIR = {"error": dict(PAIR["error"], requires="cuda"), "fix": dict(PAIR["fix"], requires="cuda")}
+
+
+def _record(version: str, passed: bool = True, gpu=None, pair=PAIR, isolation: str = SANDBOXED) -> dict:
+    """A record as `errorkb verify` writes it, of ``pair`` as the entry writes it."""
+    [repro] = reproductions("e", "errors/e.yaml", pair)
+    raised = CaseRun("raised", 0.5, exception={"type": "ValueError", "message": "too long", "traceback": "ValueError: too long"})
+    error = case_record(repro.error, raised, CaseVerdict(passed, "raised" if passed else "expected something else", ID))
+    fix = case_record(repro.fix, CaseRun("reached", 0.5, reached="engine-config"), CaseVerdict(True, "reached engine-config"))
+    run = tier_record(repro, {"vllm": version, "gpu": gpu}, "2026-11-30", error, fix, isolation)
     return merge_record(None, "e", run)
 
 
@@ -126,9 +138,9 @@ def test_badges_say_reproduced_stale_failed_or_not_yet_run():
     assert failed.state == "failed"
     [pending] = badges(repros, None, "0.33.0")
     assert (pending.state, pending.text) == ("pending", "Not yet reproduced on CPU")
-    cuda = reproductions("e", "errors/e.yaml", {"error": dict(PAIR["error"], requires="cuda"), "fix": dict(PAIR["fix"], requires="cuda")})
+    cuda = reproductions("e", "errors/e.yaml", CUDA_PAIR)
     assert badges(cuda, None, "0.33.0")[0].text == "Not yet run on a GPU"
-    record = _record("0.33.0", tier="cuda", gpu={"name": "NVIDIA H100 80GB HBM3", "memory_gib": 79.6})
+    record = _record("0.33.0", pair=CUDA_PAIR, gpu={"name": "NVIDIA H100 80GB HBM3", "memory_gib": 79.6})
     assert badges(cuda, record, "0.33.0")[0].text == "Verified on NVIDIA H100 80GB HBM3 · vLLM 0.33.0 · 2026-11-30"
 
 
@@ -158,3 +170,74 @@ def test_a_fix_snippet_that_changes_one_line_is_shown_as_that_change():
     assert view["fix"]["diff"].splitlines() == [
         "--- error case", "+++ fix case", "@@ -8,2 +8,2 @@", " step_7()",
         "-build(max_model_len=100000)", "+build(max_model_len=4096)"]
+
+
+# --- records a page may trust ----------------------------------------------------------------------
+
+
+def test_a_case_hash_is_of_its_canonical_json():
+    assert case_sha256({"b": [1, "é"], "a": None}) == case_sha256({"a": None, "b": [1, "é"]})
+    import hashlib
+
+    assert case_sha256({"cli": ["vllm"]}) == hashlib.sha256(b'{"cli":["vllm"]}').hexdigest()
+    [repro] = reproductions("e", "errors/e.yaml", PAIR)
+    assert repro.error.sha256 == case_sha256(PAIR["error"]) != repro.fix.sha256
+
+
+def test_a_record_carries_the_hash_of_each_case_and_its_isolation():
+    run = _record("0.33.0")["runs"]["cpu"]
+    assert run["error"]["case_sha256"] == case_sha256(PAIR["error"]) and run["fix"]["case_sha256"] == case_sha256(PAIR["fix"])
+    assert run["isolation"] == SANDBOXED
+
+
+def _hand_edited() -> list[tuple[str, dict]]:
+    failed = _record("0.33.0", passed=False)
+    edits = []
+    forged = json.loads(json.dumps(failed))
+    forged["runs"]["cpu"]["passed"] = True  # the badge, without the cases
+    edits.append(("passed without its cases", forged))
+    forged = json.loads(json.dumps(failed))
+    forged["runs"]["cpu"]["passed"] = forged["runs"]["cpu"]["error"]["passed"] = True
+    del forged["runs"]["cpu"]["error"]["case_sha256"]
+    edits.append(("no case hash", forged))
+    forged = _record("0.33.0")
+    forged["runs"]["cpu"]["duration_s"] = "<img src=x onerror=alert(1)>"
+    edits.append(("HTML in a number", forged))
+    forged = _record("0.33.0")
+    forged["runs"]["cpu"]["verified_by"] = "me"
+    edits.append(("a field of its own", forged))
+    forged = _record("0.33.0")
+    forged["runs"]["cpu"]["error"]["cli"] = ["sh", "-c", "x"]
+    edits.append(("another command", forged))
+    return edits
+
+
+def test_a_hand_edited_record_shows_no_badge():
+    repros = reproductions("e", "errors/e.yaml", PAIR)
+    assert badges(repros, _record("0.33.0"), "0.33.0")[0].state == "passed"
+    for what, record in _hand_edited():
+        [badge] = badges(repros, record, "0.33.0")
+        assert (badge.state, badge.text) == ("pending", "Not yet reproduced on CPU"), what
+        [view] = reproduction_views(repros, record, "0.33.0")
+        assert view["run"] is None and view["isolation"] is None, what
+        assert trusted_record(repros, record) is None, what
+    assert badges(repros, {"entry": "e", "runs": []}, "0.33.0")[0].state == "pending"
+    assert badges(repros, ["not", "a", "record"], "0.33.0")[0].state == "pending"
+
+
+def test_a_record_of_another_version_of_the_case_is_stale_and_shows_no_badge():
+    record = _record("0.33.0")
+    changed = {"error": dict(PAIR["error"], cli=[*PAIR["error"]["cli"], "--enforce-eager"]), "fix": PAIR["fix"]}
+    [badge] = badges(reproductions("e", "errors/e.yaml", changed), record, "0.33.0")
+    assert badge.state == "pending"
+    simulated = dict(PAIR, simulates="NVIDIA L4 24GB")
+    assert badges(reproductions("e", "errors/e.yaml", simulated), record, "0.33.0")[0].state == "pending"
+
+
+def test_a_run_without_namespaces_says_so_on_its_badge():
+    repros = reproductions("e", "errors/e.yaml", PAIR)
+    record = _record("0.33.0", isolation="rlimits only (bwrap is not installed): no namespaces; as uid 65534")
+    [badge] = badges(repros, record, "0.33.0")
+    assert (badge.state, badge.text) == ("passed", "Error and fix reproduced on CPU · vLLM 0.33.0 · 2026-11-30 · not sandboxed (rlimits only)")
+    [view] = reproduction_views(repros, record, "0.33.0")
+    assert view["isolation"].startswith("rlimits only")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import yaml
 
 from generator.entries.load import load_entries
 from generator.site.pages import Flag
@@ -104,12 +105,25 @@ reproduce:
 """
 _CASE = {"passed": True, "summary": "raised <b>it</b>", "outcome": "raised", "duration_s": 0.5,
          "evidence": "ValueError: <script>window.pwned=6</script>"}
-RECORD = {"entry": "hostile", "runs": {"cpu-0": {
-    "tier": "cpu", "pair": 0, "key": "cpu-0", "passed": True, "verification": "vLLM's own code run to completion",
-    "simulates": None, "date": "2026-11-30", "duration_s": 1.0,
-    "environment": {"vllm": "1.0", "vllm_commit": "gabc", "python": "3.11.7", "torch": "2.14.0", "platform": "Linux"},
-    "error": _CASE, "fix": dict(_CASE, summary="reached return"),
-}}}
+
+
+def _record() -> dict:
+    """A record of ENTRY's CPU pair as `errorkb verify` writes it (its cases' hashes, the sandbox it
+    ran in), with hostile text where a record holds text: the page shows it, inert."""
+    from generator.repro.cases import case_sha256
+
+    pair = yaml.safe_load(ENTRY)["reproduce"][0]
+    return {"entry": "hostile", "runs": {"cpu-0": {
+        "tier": "cpu", "pair": 0, "key": "cpu-0", "passed": True, "verification": "vLLM's own code run to completion",
+        "simulates": None, "date": "2026-11-30", "duration_s": 1.0,
+        "environment": {"vllm": "1.0", "vllm_commit": "gabc", "python": "3.11.7", "torch": "2.14.0", "platform": "Linux"},
+        "isolation": "bwrap (new namespaces, no network)",
+        "error": dict(_CASE, case_sha256=case_sha256(pair["error"]), expect="0123456789abcdef", matched="0123456789abcdef"),
+        "fix": dict(_CASE, summary="reached return", outcome="returned", case_sha256=case_sha256(pair["fix"]), reach="return"),
+    }}}
+
+
+RECORD = _record()
 ENGINE_ARGS = {
     "max_num_seqs": Flag("max_num_seqs", "--max-num-seqs", "int | None", "None", "Maximum number of sequences per iteration."),
     "enforce_eager": Flag("enforce_eager", "--enforce-eager", "bool", "False", "Always use eager mode."),

@@ -64,13 +64,22 @@ def test_the_cpu_tier_reproduces_every_entry_as_documented(cpu_tier):
     environment = next(iter(some["runs"].values()))["environment"]
     assert environment["vllm"] == PIN
     assert environment["python"] and environment["torch"] and environment["platform"]
+    # Every case ran in the bwrap sandbox (.ci/run installs bubblewrap), and every record
+    # written validates against the record schema and the entries' cases.
+    from generator.repro.records import record_problems
+
+    isolations = {run["isolation"] for record in written.values() for run in record["runs"].values()}
+    assert all(i.startswith("bwrap: network, pid") for i in isolations), isolations
+    folder = Path(result.args[result.args.index("--records") + 1])
+    assert [str(p) for p in record_problems(entries, folder, folder.parent)] == []
 
 
 def behaviour(run: dict) -> dict:
     """What a record says a pair did, without what changes from one run to the next (date,
     durations, logs, temporary paths in messages, the machine)."""
     def case(record: dict) -> dict:
-        kept = {key: record[key] for key in ("passed", "outcome", "cli", "expect", "matched", "reach", "watch", "leaked_processes")
+        kept = {key: record[key] for key in ("passed", "outcome", "cli", "expect", "matched", "reach", "watch", "leaked_processes",
+                                             "leaked", "case_sha256")
                 if key in record}
         if "exception" in record:
             kept["exception"] = record["exception"]["type"]
@@ -144,6 +153,16 @@ def test_verify_with_ray_runs_each_case_as_a_task(vllm_python, corpus_bundle, se
     run = json.loads((tmp_path / "tensor-parallel-size-does-not-divide-model.json").read_text())["runs"]["cpu"]
     assert run["passed"] and run["error"]["matched"] == "a5afdbb71761aa63"
     assert run["environment"]["vllm"]
+
+
+def test_the_committed_records_validate_against_the_schema_and_the_cases():
+    """What `errorkb check` says of errors/verifications/: every record is of the entries'
+    cases as they are written now (their sha256) and matches the record schema."""
+    from generator.repro.records import record_problems
+
+    entries, problems = load_entries(ROOT / "errors", ROOT)
+    assert not problems
+    assert [str(p) for p in record_problems(entries, ROOT / "errors" / "verifications", ROOT)] == []
 
 
 # --- what the command refuses before it runs anything: no vLLM, no GPU, no corpus needed ---------------

@@ -85,9 +85,11 @@ def history_revs(config: Config, args: argparse.Namespace) -> tuple[list[str], i
 
 def read_paste(text: str) -> str:
     """The argument, or standard input when it is ``-``."""
+    from generator.lookup.clean import decode_paste
+
     if text != "-":
         return text
-    return sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    return decode_paste(sys.stdin.buffer.read())  # decodes only the end that lookup reads
 
 
 def load_entries_or_fail(folder: Path, root: Path) -> list:

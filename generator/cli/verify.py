@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
 import sys
 from pathlib import Path
 
@@ -23,6 +22,10 @@ def add_parser(commands) -> None:
     verify.add_argument("--records", type=Path, default=None, help="where the records go (default: errors/verifications/)")
     verify.add_argument("--no-record", action="store_true", help="run and report, write no records")
     verify.add_argument("--errors", type=Path, default=None, help="the folder of entries (default: errors/ beside errorkb.toml)")
+    verify.add_argument("--sandbox", choices=("auto", "bwrap", "rlimits"), default=None,
+                        help="how cases are isolated: bwrap (namespaces, read-only binds; refuse to run without it), "
+                             "rlimits (limits, a clean environment and a temporary folder only), auto (bwrap where it works; "
+                             "default, or ERRORKB_SANDBOX)")
     add_source_options(verify)
     verify.set_defaults(run=run)
 
@@ -59,19 +62,23 @@ def run(config: Config, args: argparse.Namespace) -> int:
     watch = args.tier == "cpu" and args.executor == "local"
     pairs = [requests_for(r, errors_by_id, config.root, watch) for r in repros]
     progress = Progress(len(pairs))
-    # The tier's environment is the server's too: vLLM picks its platform at import.
-    env = os.environ | TIER_ENV[args.tier]
+    # Cases run in a sandbox (generator/repro/sandbox.py) with an allowlisted environment;
+    # the tier's variables are the server's too: vLLM picks its platform at import.
+    options = {"tier_env": TIER_ENV[args.tier], "models": config.root / "models", "sandbox": args.sandbox}
     if args.executor == "ray":
-        runner = RayRunner(python, args.ray_address, env=env, tier=args.tier)
+        runner = RayRunner(python, args.ray_address, tier=args.tier, **options)
     elif args.tier == "cpu":
-        runner = ForkServerRunner(python, env=env)
+        runner = ForkServerRunner(python, repo_root=config.root, **options)
     else:
-        runner = ProcessRunner(python, env=env, watch_gpu=True)
+        runner = ProcessRunner(python, watch_gpu=True, tier="cuda", repo_root=config.root, **options)
     try:
         results = run_pairs(runner, repros, pairs, match, watch, lambda r: progress.step(r.repro.label, r.passed))
         environment = runner.environment
+        isolation = runner.isolation
     finally:
         runner.close()
+    if isolation and not isolation.startswith("bwrap"):
+        print(f"warning: the cases ran without a namespace sandbox: {isolation}", file=sys.stderr)
     if environment.get("vllm") and environment["vllm"] != revision.rev.removeprefix("v"):
         print(f"note: the interpreter has vLLM {environment['vllm']}, the pin is {revision.rev}; records will show as stale",
               file=sys.stderr)
@@ -88,7 +95,7 @@ def run(config: Config, args: argparse.Namespace) -> int:
     passed = sum(r.passed for r in results)
     skipped = sum(bool(r.skipped) for r in results)
     summary = (f"{passed}/{len(results) - skipped} {args.tier} reproductions passed (error and fix), "
-               f"{skipped} skipped, vLLM {environment.get('vllm')}")
+               f"{skipped} skipped, vLLM {environment.get('vllm')}; isolation: {isolation or 'none recorded'}")
     if failures:
         raise Findings(summary)
     print(summary, file=sys.stderr)

@@ -4,6 +4,7 @@ Pure: the entries (``generator.entries.load``), the catalog's errors, the set of
 ``vllm serve`` flags at the pin and the models there are (``available_models``) in, a list of ``Problem``s out, each pointing at the
 line and column of the value to fix.
 
+- the file name (the entry's slug, in URLs and paths of the site) is ``^[a-z0-9][a-z0-9-]*$``;
 - every id is raised at the pin, and belongs to one entry only;
 - every flag of a ``vllm serve`` command exists at the pin;
 - every link between pages is ``../<id>/`` with an id raised at the pin;
@@ -23,6 +24,19 @@ from generator.entries.load import ErrorEntry, iter_strings, iter_texts
 from generator.entries.problems import Problem, key_label
 
 ID = re.compile(r"^[0-9a-f]{16}$")
+SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")  # the whole file name without .yaml (fullmatch)
+
+
+# --- the file name ------------------------------------------------------------------------------------
+
+
+def _slug_problems(entry: ErrorEntry) -> list[Problem]:
+    """An entry's slug goes into the site's URLs and file paths: lowercase letters, digits, hyphens."""
+    if SLUG.fullmatch(entry.slug):
+        return []
+    better = re.sub(r"[^a-z0-9]+", "-", entry.slug.lower()).strip("-") or "my-error"
+    return [Problem(entry.path, 1, 1, f"the file name {ascii(entry.slug + '.yaml')} is not a slug: name the entry with "
+                                      f"lowercase letters, digits and hyphens (^[a-z0-9][a-z0-9-]*$), e.g. {better}.yaml")]
 
 
 # --- ids ----------------------------------------------------------------------------------------------
@@ -290,13 +304,27 @@ def _reproduce_problems(entry: ErrorEntry, flags: set[str], revision: str, model
                         hint = f"; did you mean {close[0]}?" if close else "; check `vllm serve --help`"
                         problems.append(entry.problem((*base, role, "cli", position),
                                                       f"`vllm serve` has no flag {name} at {revision}{hint}"))
-            words += re.findall(r"""["'](models/[^"']+)["']""", case.get("python") or "")
-            if models is not None:
-                for word in words:
-                    if word.startswith("models/") and word not in models:
-                        key = (*base, role, "cli", argv.index(word)) if argv and word in argv else (*base, role)
-                        problems.append(entry.problem(key, f"{word}/config.json does not exist: add the model's "
-                                                           "configuration under models/, or use one that is there"))
+            # `models/...` as a case names it: a plain folder of models/ (`models/NAME` or
+            # `models/NAME/config.json`), as a word of `cli` or inside one (JSON of a flag),
+            # or as a quoted string of the snippet. A case runs in a sandbox that holds a copy
+            # of models/ and nothing else of the repository; a path that leaves it is refused.
+            named: list[tuple[tuple, str]] = []
+            for position, word in enumerate(argv if isinstance(argv, list) else []):
+                key = (*base, role, "cli", position)
+                if isinstance(word, str):
+                    named.extend((key, m) for m in re.findall(r"(?<![\w./-])models/[^\s\"',;}\]]*", word))
+            if isinstance(case.get("python"), str):
+                named.extend(((*base, role, "python"), m)
+                             for m in re.findall(r"""(?<=["'])models/[^"'\n]*(?=["'])""", case["python"]))
+            for key, word in named:
+                at = entry.locate(key, word)
+                if not re.fullmatch(r"models/[A-Za-z0-9][A-Za-z0-9._-]*(?:/config\.json)?", word) or ".." in word:
+                    problems.append(entry.problem(key, f"{word} is not a model of models/: a case names one as "
+                                                       "models/NAME or models/NAME/config.json (a plain folder name, "
+                                                       "no `..`, no other file)", at))
+                elif models is not None and word not in models:
+                    problems.append(entry.problem(key, f"{word.removesuffix('/config.json')}/config.json does not exist: "
+                                                       "add the model's configuration under models/, or use one that is there", at))
     return problems
 
 
@@ -312,6 +340,7 @@ def check_entries(entries: list[ErrorEntry], catalog_errors: list[dict], flags: 
     templates = {error["id"]: error.get("template") or "" for error in catalog_errors}
     problems = _id_problems(entries, templates, revision)
     for entry in entries:
+        problems.extend(_slug_problems(entry))
         problems.extend(_flag_problems(entry, flags, revision))
         problems.extend(_link_problems(entry, set(templates), revision))
         problems.extend(_todo_problems(entry))

@@ -1,8 +1,14 @@
 """Curated entries (``errors/<slug>.yaml``): raw YAML in, ``ErrorEntry`` objects and ``Problem``s out.
 
-Each file is composed with PyYAML (not just loaded), so that every key and value
-keeps the line and column it came from: a problem found later (an unknown flag in
-a command, a broken link in a paragraph) points at the exact place to fix.
+Each file is composed from libyaml's events (not just loaded), so that every key and
+value keeps the line and column it came from: a problem found later (an unknown flag
+in a command, a broken link in a paragraph) points at the exact place to fix.
+
+Entries come from strangers' pull requests, so a file is read defensively: a regular
+file only (a symbolic link is not followed, a pipe or a device not read), at most
+``MAX_ENTRY_BYTES``, UTF-8; YAML without anchors, aliases or merge keys (the "billion
+laughs" expands to nothing) and nested at most ``MAX_DEPTH`` levels. Each violation is
+a ``Problem`` at its line and column, saying what to do.
 
 The raw data is checked against ``schemas/entry.schema.json`` (JSON Schema draft
 2020-12, ``generator.entries.schema``), every violation reported at once. The checks
@@ -13,6 +19,8 @@ that need the catalog of the pinned release (ids, flags, links) live in
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -93,9 +101,26 @@ class ErrorEntry:
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when there: same marks, five times faster
 
+MAX_ENTRY_BYTES = 1024 * 1024  # an entry is a page of text; more is a mistake or an attack
+MAX_DEPTH = 32  # an entry nests a few levels (solutions[0].commands.vllm); libyaml slows down, and its composer
+#                 overflows the C stack, on deep nesting
+MAX_STRUCTURE_PROBLEMS = 10  # anchors, aliases and merge keys reported per file; the rest are counted
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_NO_REFERENCES = "(an entry uses no anchors, aliases or merge keys)"
+
+
+class _Rejected(Exception):
+    """A document that is not composed at all (too deep): the problem is in ``_Composed.problems``."""
+
 
 class _Composed:
-    """A document's data, built from its node tree, with positions of every key and value."""
+    """A document's data, built from its node tree, with positions of every key and value.
+
+    The node tree is composed here from libyaml's events, not by PyYAML's composer: an
+    anchor, an alias or a merge key is a problem at its line and column (so that 565 bytes
+    of aliases, the "billion laughs", expand to nothing), nesting deeper than ``MAX_DEPTH``
+    stops the document at once, and no C code recurses over the tree.
+    """
 
     def __init__(self, text: str):
         self.text = text
@@ -103,10 +128,17 @@ class _Composed:
         self.key_positions: dict[Key, tuple[int, int]] = {}
         self.spans: dict[Key, tuple[int, int]] = {}
         self.duplicates: list[tuple[Key, tuple[int, int]]] = []  # a key written twice in one mapping
+        self.problems: list[tuple[tuple[int, int], str]] = []  # what makes the document unusable as an entry
+        self.references = 0  # anchors, aliases and merge keys found
+        self.unreported: tuple[int, int] | None = None  # where the first one past MAX_STRUCTURE_PROBLEMS is
+        self.data: Any = None
         self.loader = _Loader(text)
         try:
-            node = self.loader.get_single_node()
-            self.data = None if node is None else self._build(node, (), set())
+            node = self._compose()
+            if node is not None and not self.problems:
+                self.data = self._build(node, ())
+        except _Rejected:
+            pass
         finally:
             self.loader.dispose()
 
@@ -114,33 +146,97 @@ class _Composed:
     def _mark(mark) -> tuple[int, int]:
         return mark.line + 1, mark.column + 1
 
-    def _build(self, node: yaml.Node, key: Key, active: set[int]) -> Any:
+    def _reference(self, mark, message: str) -> None:
+        self.references += 1
+        if self.references <= MAX_STRUCTURE_PROBLEMS:
+            self.problems.append((self._mark(mark), message))
+        elif self.unreported is None:
+            self.unreported = self._mark(mark)
+
+    def _compose(self) -> yaml.Node | None:
+        """The document's node tree, composed iteratively from the parser's events."""
+        loader = self.loader
+        loader.get_event()  # StreamStart
+        if loader.check_event(yaml.StreamEndEvent):
+            loader.get_event()
+            return None
+        loader.get_event()  # DocumentStart
+        root: yaml.Node | None = None
+        stack: list[yaml.Node] = []  # the open collections, innermost last
+
+        def attach(node: yaml.Node) -> None:
+            nonlocal root
+            if stack:
+                stack[-1].value.append(node)
+            else:
+                root = node
+
+        while True:
+            event = loader.get_event()
+            if isinstance(event, yaml.DocumentEndEvent):
+                break
+            anchor = getattr(event, "anchor", None)
+            if isinstance(event, yaml.AliasEvent):
+                self._reference(event.start_mark, f"`*{event.anchor}` is a YAML alias: write the value it stands for out in full {_NO_REFERENCES}")
+                attach(yaml.ScalarNode("tag:yaml.org,2002:null", "", event.start_mark, event.end_mark))
+                continue
+            if anchor is not None:
+                self._reference(event.start_mark, f"`&{anchor}` is a YAML anchor: remove it, and write out in full every value that refers to it {_NO_REFERENCES}")
+            if isinstance(event, yaml.ScalarEvent):
+                tag = event.tag
+                if tag is None or tag == "!":
+                    tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+                if tag == _MERGE_TAG and stack and isinstance(stack[-1], yaml.MappingNode) and len(stack[-1].value) % 2 == 0:
+                    self._reference(event.start_mark, f"`<<` is a YAML merge key: write the keys it merges out in this mapping {_NO_REFERENCES}")
+                attach(yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style))
+            elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                if len(stack) >= MAX_DEPTH:
+                    self.problems.append((self._mark(event.start_mark),
+                                          f"the entry nests deeper than {MAX_DEPTH} levels: an entry is a few levels of "
+                                          "mappings and lists; flatten it"))
+                    raise _Rejected
+                kind = yaml.SequenceNode if isinstance(event, yaml.SequenceStartEvent) else yaml.MappingNode
+                tag = event.tag
+                if tag is None or tag == "!":
+                    tag = loader.resolve(kind, None, event.implicit)
+                node = kind(tag, [], event.start_mark, None, flow_style=event.flow_style)
+                attach(node)
+                stack.append(node)
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                node = stack.pop()
+                node.end_mark = event.end_mark
+                if isinstance(node, yaml.MappingNode):
+                    items = node.value
+                    node.value = list(zip(items[0::2], items[1::2]))
+        if not loader.check_event(yaml.StreamEndEvent):
+            event = loader.get_event()
+            raise yaml.composer.ComposerError("expected a single document in the stream", None,
+                                              "but found another document", event.start_mark)
+        return root
+
+    def _build(self, node: yaml.Node, key: Key) -> Any:
         self.positions[key] = self._mark(node.start_mark)
         self.spans[key] = (node.start_mark.index, node.end_mark.index)
-        if id(node) in active:  # an alias of a node that holds itself
-            raise yaml.composer.ComposerError(None, None, "a recursive alias cannot be an entry's value", node.start_mark)
         if isinstance(node, yaml.MappingNode):
-            active = active | {id(node)}
             out: dict = {}
             for key_node, value_node in node.value:
                 if isinstance(key_node, yaml.ScalarNode):
                     name = key_node.value  # JSON semantics: `on:` is the key "on", not True
                 else:
                     name = self.loader.construct_object(key_node, deep=True)
-                    name = json.dumps(name) if not isinstance(name, (str, int, float, bool)) else name
+                    name = json.dumps(name, default=str) if not isinstance(name, (str, int, float, bool)) else name
                 child = (*key, name)
                 if name in out:
                     self.duplicates.append((child, self._mark(key_node.start_mark)))
                 self.key_positions[child] = self._mark(key_node.start_mark)
-                out[name] = self._build(value_node, child, active)
+                out[name] = self._build(value_node, child)
             return out
         if isinstance(node, yaml.SequenceNode):
-            active = active | {id(node)}
             items = []
             for index, item in enumerate(node.value):
                 child = (*key, index)
                 self.key_positions[child] = self._mark(item.start_mark)
-                items.append(self._build(item, child, active))
+                items.append(self._build(item, child))
             return items
         return self.loader.construct_object(node, deep=True)
 
@@ -148,11 +244,84 @@ class _Composed:
 # --- loading ------------------------------------------------------------------------------------------
 
 
+def _printable(name: str) -> str:
+    """A file name as text that can be printed: bytes that are not UTF-8 written ``\\xNN``."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
 def _relative(path: Path, root: Path) -> str:
+    """``path`` relative to ``root``, as problems name it; the file itself is not followed
+    (a symbolic link is named where it is, not where it points)."""
+    path = Path(os.path.abspath(path))
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        where = (path.parent.resolve() / path.name).relative_to(root.resolve()).as_posix()
     except ValueError:
-        return path.resolve().as_posix()
+        where = path.as_posix()
+    return _printable(where)
+
+
+_KINDS = [(stat.S_ISDIR, "Is a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")]
+
+
+def _not_regular(mode: int) -> str | None:
+    """Why a file of this mode is not an entry, or None when it is a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    what = next((word for test, word in _KINDS if test(mode)), "not a regular file")
+    return f"the entry cannot be read ({what}): an entry is a plain YAML file"
+
+
+def _too_big(size: int) -> str:
+    return (f"the entry is {size:,} bytes; an entry is at most {MAX_ENTRY_BYTES:,} bytes (1 MiB): "
+            "shorten it, or split it into entries of their own")
+
+
+def read_entry_text(file: Path, path: str) -> tuple[str | None, Problem | None]:
+    """The text of an entry file, or the problem that keeps it from being one: not a regular
+    file (a symbolic link is never followed, a named pipe or a device never opened for a
+    blocking read), over ``MAX_ENTRY_BYTES``, or not UTF-8."""
+    try:
+        info = os.lstat(file)
+    except OSError as exc:
+        return None, Problem(path, 1, 1, f"the entry cannot be read ({exc.strerror or exc}): an entry is a plain YAML file")
+    if stat.S_ISLNK(info.st_mode):
+        return None, Problem(path, 1, 1, "the entry is a symbolic link; an entry is a regular file of its own: "
+                                         "replace the link by a copy of the file it points to")
+    why = _not_regular(info.st_mode)
+    if why:
+        return None, Problem(path, 1, 1, why)
+    if info.st_size > MAX_ENTRY_BYTES:
+        return None, Problem(path, 1, 1, _too_big(info.st_size))
+    try:
+        # O_NOFOLLOW and O_NONBLOCK: swapped for a link or a pipe since lstat, it still cannot hang
+        fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        return None, Problem(path, 1, 1, f"the entry cannot be read ({exc.strerror or exc}): an entry is a plain YAML file")
+    try:
+        why = _not_regular(os.fstat(fd).st_mode)
+        if why:
+            return None, Problem(path, 1, 1, why)
+        chunks, size = [], 0
+        while size <= MAX_ENTRY_BYTES:
+            chunk = os.read(fd, MAX_ENTRY_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        return None, Problem(path, 1, 1, f"the entry cannot be read ({exc.strerror or exc}): an entry is a plain YAML file")
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > MAX_ENTRY_BYTES:
+        return None, Problem(path, 1, 1, _too_big(len(data)))
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        before = data[: exc.start].decode("utf-8")
+        line, col = offset_position(before, len(before))
+        return None, Problem(path, line, col, f"the file is not UTF-8 ({exc.reason} at byte {exc.start}): save it as UTF-8")
 
 
 def _strings(value: Any) -> list[str]:
@@ -199,11 +368,13 @@ def load_entry(file: Path, root: Path) -> tuple[ErrorEntry | None, list[Problem]
     """One entry and its problems; the entry is None when the file is not a usable mapping."""
     path = _relative(file, root)
     try:
-        text = file.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        return None, [Problem(path, 1, 1, f"the file is not UTF-8 ({exc.reason} at byte {exc.start}): save it as UTF-8")]
-    except OSError as exc:
-        return None, [Problem(path, 1, 1, f"the entry cannot be read ({exc.strerror or exc}): an entry is a plain YAML file")]
+        Path(file).name.encode("utf-8")
+    except UnicodeEncodeError:
+        return None, [Problem(path, 1, 1, "the file name is not UTF-8: rename it to lowercase letters, digits and dashes, "
+                                          "ending in .yaml")]
+    text, problem = read_entry_text(Path(file), path)
+    if problem is not None:
+        return None, [problem]
     problems = []
     first = text.split("\n", 1)[0].rstrip("\r")
     if first != SCHEMA_LINE:
@@ -220,8 +391,22 @@ def load_entry(file: Path, root: Path) -> tuple[ErrorEntry | None, list[Problem]
         what = " ".join(part for part in (exc.context, exc.problem) if part)
         problems.append(Problem(path, line, col, f"YAML syntax error: {what}; fix the YAML (quote a value that holds `: ` or starts with a special character)"))
         return None, sorted(problems)
+    except yaml.reader.ReaderError as exc:
+        character = chr(exc.character) if isinstance(exc.character, int) else ""
+        at = text.find(character) if character else -1
+        line, col = offset_position(text, at) if at >= 0 else (1, 1)
+        problems.append(Problem(path, line, col, f"the character U+{ord(character or chr(0)):04X} is not allowed in YAML: "
+                                                 "remove it, or write it as an escape in a double-quoted string"))
+        return None, sorted(problems)
     except yaml.YAMLError as exc:
         problems.append(Problem(path, 1, 1, f"YAML error: {exc}"))
+        return None, sorted(problems)
+    if composed.problems:
+        problems.extend(Problem(path, line, col, message) for (line, col), message in composed.problems)
+        if composed.unreported is not None:
+            problems.append(Problem(path, *composed.unreported,
+                                    f"{composed.references - MAX_STRUCTURE_PROBLEMS} more anchors, aliases or merge keys "
+                                    "from here on: write every value out in full"))
         return None, sorted(problems)
     for key, (line, col) in composed.duplicates:
         problems.append(Problem(path, line, col, f"`{key_label(key)}` is written twice; YAML keeps only the last one: remove or merge one"))

@@ -17,10 +17,13 @@ from typing import Any, Iterator
 
 from generator.entries.problems import Key, Problem, key_label
 
-__all__ = ["SCHEMA_FILE", "SCHEMA_LINE", "entry_schema", "validator", "kind_of", "schema_problems"]
+__all__ = ["SCHEMA_FILE", "SCHEMA_LINE", "MAX_SCHEMA_PROBLEMS", "entry_schema", "validator", "kind_of", "schema_problems"]
 
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "schemas" / "entry.schema.json"
 SCHEMA_LINE = "# yaml-language-server: $schema=../generator/schemas/entry.schema.json"
+# Problems listed per entry: a file of a hundred thousand unknown keys is said to be wrong
+# in a hundred lines, in time, not in a hundred thousand.
+MAX_SCHEMA_PROBLEMS = 100
 
 
 @lru_cache(maxsize=1)
@@ -31,12 +34,32 @@ def entry_schema() -> dict:
 
 @lru_cache(maxsize=1)
 def validator():
-    """A validator of the entry schema (the schema itself checked first)."""
-    from jsonschema import Draft202012Validator
+    """A validator of the entry schema (the schema itself checked first), whose
+    ``uniqueItems`` takes linear time (``jsonschema``'s compares every pair of a list whose
+    items do not sort together: 50,000 ids, some read as numbers, took minutes)."""
+    from jsonschema import Draft202012Validator, ValidationError, validators
+
+    def unique_items(checker, unique, instance, schema):
+        if unique and checker.is_type(instance, "array") and len(set(map(json_form, instance))) < len(instance):
+            yield ValidationError(f"{_short(instance)} has non-unique elements")
 
     schema = entry_schema()
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    return validators.extend(Draft202012Validator, {"uniqueItems": unique_items})(schema)
+
+
+def json_form(value: Any):
+    """A hashable form of a JSON value, equal for values JSON Schema calls equal (``1`` and
+    ``1.0``; not ``1`` and ``true``; mappings whatever their order)."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return (type(value).__name__, value)
+    if isinstance(value, (int, float)):
+        return ("number", int(value) if isinstance(value, float) and value.is_integer() else value)
+    if isinstance(value, list):
+        return ("list", tuple(json_form(item) for item in value))
+    if isinstance(value, dict):
+        return ("dict", frozenset((key, json_form(item)) for key, item in value.items()))
+    return ("other", repr(value))
 
 
 _JSON_TYPES = {dict: "a mapping", list: "a list", str: "a string", bool: "true/false", int: "a number", float: "a number", type(None): "empty (null)"}
@@ -101,13 +124,28 @@ def _short(value: Any, width: int = 40) -> str:
     return repr(text if len(text) <= width else text[: width - 1] + "…")
 
 
+class _Enough(Exception):
+    """``MAX_SCHEMA_PROBLEMS`` were found: the rest are not looked for."""
+
+
 def schema_problems(composed, entry_path: str) -> list[Problem]:
-    """Every violation of the entry schema, each at the key or value it is about.
+    """Every violation of the entry schema, each at the key or value it is about (the
+    first ``MAX_SCHEMA_PROBLEMS`` of them, and a last problem saying there are more).
 
     ``composed`` is a document composed with positions (``generator.entries.load``):
     its ``data``, and the ``positions`` and ``key_positions`` of its keys and values.
     """
-    problems = []
+    problems: list[Problem] = []
+    try:
+        _find_schema_problems(composed, entry_path, problems)
+    except _Enough:
+        last = problems[-1]
+        problems.append(Problem(entry_path, last.line, last.col,
+                                f"more problems than these {MAX_SCHEMA_PROBLEMS}: fix these, and run the check again"))
+    return problems
+
+
+def _find_schema_problems(composed, entry_path: str, problems: list[Problem]) -> None:
 
     def at(key: Key, on_key: bool = False) -> tuple[int, int]:
         key = tuple(key)
@@ -118,6 +156,8 @@ def schema_problems(composed, entry_path: str) -> list[Problem]:
         return composed.positions.get(key, (1, 1))
 
     def add(where: tuple[int, int], message: str) -> None:
+        if len(problems) >= MAX_SCHEMA_PROBLEMS:
+            raise _Enough
         problems.append(Problem(entry_path, where[0], where[1], message))
 
     for error in (e for top in validator().iter_errors(composed.data) for e in _specific(top)):
@@ -163,12 +203,13 @@ def schema_problems(composed, entry_path: str) -> list[Problem]:
         elif rule == "maxItems":
             add(at(key), f"`{label}` has {len(value)} items: keep it to {limit}")
         elif rule == "uniqueItems":
-            seen: list = []
+            seen: set = set()
             for index, item in enumerate(value):
-                if item in seen:
+                form = json_form(item)
+                if form in seen:
                     add(at((*key, index)), f"`{label}[{index}]` {_short(item)} is listed twice in `{label}`: remove one")
                 else:
-                    seen.append(item)
+                    seen.add(form)
         elif rule == "minProperties":
             allowed = list(_subschema(key).get("properties", {}))
             add(at(key), f"`{label}` is empty: give at least one of {', '.join(allowed)}, or remove it")
@@ -182,4 +223,3 @@ def schema_problems(composed, entry_path: str) -> list[Problem]:
             add(at(key), f"`{label}` needs {' or '.join(names)}, {how}")
         else:
             add(at(key), f"`{label}`: {error.message}")
-    return problems

@@ -1,18 +1,24 @@
 """The lookup index of a set of releases, kept on disk so that a lookup costs one file read.
 
 Keyed by the releases' commits and the scanner's fingerprint: a new release, another
-commit or a changed scanner makes a new file. A file that cannot be read (truncated,
-corrupt) is a miss: the index is built again and the file replaced.
+commit or a changed scanner makes a new file. A file of another schema version is a
+miss; a file that cannot be read or is not an index (truncated, corrupt, edited) is a
+miss too, with one warning line on stderr: the index is built again and the file
+replaced, never a crash.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Callable
 
 from generator.files import write_atomically
+
+# a row of the index's "errors": id, exception, template, has_message, versions, sites, forms
+_ROW_TYPES = (str, str, str, bool, list, list, list)
 
 
 def index_path(cache_dir: Path, commits: list[tuple[str, str]], fingerprint: str) -> Path:
@@ -21,15 +27,49 @@ def index_path(cache_dir: Path, commits: list[tuple[str, str]], fingerprint: str
     return cache_dir / f"lookup-index-{key}.json"
 
 
+def _site_ok(site) -> bool:
+    return (isinstance(site, list) and len(site) == 3 and isinstance(site[0], str)
+            and isinstance(site[1], int) and isinstance(site[2], str))
+
+
+def index_problem(index) -> str | None:
+    """What keeps ``index`` from being a lookup index the matcher can read, or None."""
+    if not isinstance(index, dict):
+        return "not a JSON object"
+    revisions, errors = index.get("revisions"), index.get("errors")
+    if not isinstance(revisions, list) or not all(isinstance(r, str) for r in revisions):
+        return "no list of revisions"
+    if not isinstance(errors, list):
+        return "no list of errors"
+    for row in errors:
+        if (not isinstance(row, list) or len(row) != len(_ROW_TYPES)
+                or not all(isinstance(value, kind) for value, kind in zip(row, _ROW_TYPES))
+                or not all(isinstance(v, str) for v in row[4]) or not all(map(_site_ok, row[5]))
+                or not all(isinstance(f, str) for f in row[6])):
+            return f"an error row that is not [id, exception, template, has_message, versions, sites, forms]: {str(row)[:80]}"
+    return None
+
+
 def stored_index(path: Path, build: Callable[[], dict], schema_version: int) -> dict:
     """The index stored at ``path`` when it has ``schema_version``, else ``build()``'s,
     stored there for next time."""
+    damage = None
     try:
-        index = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(index, dict) and index.get("schema_version") == schema_version and "errors" in index:
-            return index
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        index = json.loads(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
         pass
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        damage = getattr(exc, "strerror", None) or type(exc).__name__
+    else:
+        if isinstance(index, dict) and index.get("schema_version") != schema_version:
+            pass  # an index of another format: built again, nothing is wrong
+        else:
+            damage = index_problem(index)
+            if damage is None:
+                return index
+    if damage is not None:
+        print(f"errorkb: warning: {path}: the stored lookup index was damaged ({damage}); it is built again",
+              file=sys.stderr, flush=True)
     index = build()
     write_atomically(path, json.dumps(index, ensure_ascii=False, separators=(",", ":")))
     return index

@@ -27,7 +27,11 @@ PREFIX_ROUNDS = 6  # prefixes stack: "vllm-1  | (APIServer pid=1) ERROR ... ] "
 
 # --- cleaning --------------------------------------------------------------------------
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[@-_]|(?<![\w\]])\[(?:\d{1,3}(?:;\d{1,3})*)?m")
+# ANSI escapes: CSI (colours, cursor), OSC (a title, a hyperlink: ended by BEL or by ST, ESC \\),
+# other two-character escapes, and CSI colours that lost their ESC. An OSC stops at the next
+# ESC: each one's body is read once, so 100,000 unterminated "ESC ]" cost linear time (an OSC
+# read up to the next BEL anywhere made each of them scan the rest of the paste).
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]|(?<![\w\]])\[(?:\d{1,3}(?:;\d{1,3})*)?m")
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[nrt\"'\\/])")
 LINE_PREFIXES = [
@@ -51,6 +55,20 @@ CHATTER = re.compile(r"^[^\n]{0,80}?\b(?:INFO|DEBUG)\s+\d\d-\d\d\s+\d\d:\d\d:\d\
 CHATTER_KEEP = re.compile(r"Error|Exception|Traceback", re.I)
 
 
+def decode_paste(data: bytes) -> str:
+    """``data.decode("utf-8", errors="replace")`` as far as ``clean_paste`` reads it: the
+    last ``MAX_TEXT_CHARS`` characters are the same, and the bytes before them are not
+    decoded (50 MB of binary take seconds to decode with replacement characters).
+
+    A character is at most 4 bytes, so the last ``4 * MAX_TEXT_CHARS`` bytes hold the last
+    ``MAX_TEXT_CHARS`` characters or more. Decoding from the middle of the data is in step
+    with decoding the whole from its fourth byte on (what came before can reach at most 3
+    continuation bytes into it): the 3 bytes more are only read to get into step.
+    """
+    keep = 4 * MAX_TEXT_CHARS + 3
+    return (data[-keep:] if len(data) > keep else data).decode("utf-8", errors="replace")
+
+
 def clean_paste(text: str) -> str:
     """The paste as vLLM printed it, as far as that can be recovered."""
     if len(text) > MAX_TEXT_CHARS:
@@ -58,7 +76,7 @@ def clean_paste(text: str) -> str:
     text = ANSI.sub("", text)
     text = CONTROL.sub("", text)
     if "&" in text:
-        text = html.unescape(text)
+        text = unescape_html(text)
     for _ in range(UNESCAPE_ROUNDS):
         if "\\" not in text:
             break
@@ -78,6 +96,27 @@ def clean_paste(text: str) -> str:
             continue  # an INFO or DEBUG log line: vLLM never reports a raised error there
         lines.append(line)
     return "\n".join(lines)
+
+
+MAX_CHARREF_DIGITS = 8  # past this (leading zeros aside), a numeric reference is beyond Unicode
+
+
+def unescape_html(text: str) -> str:
+    """``html.unescape``, with numeric references of any length: ``&#`` and 5,000 digits is
+    U+FFFD (beyond Unicode), as ``html.unescape`` would say if ``int`` read that many
+    digits (it refuses: a ValueError past 4,300, and quadratic time before)."""
+    return html._charref.sub(_charref, text)  # type: ignore[attr-defined]
+
+
+def _charref(match: re.Match) -> str:
+    ref = match.group(1)
+    if ref[0] != "#":
+        return html._replace_charref(match)  # type: ignore[attr-defined]  # a name: at most 32 characters
+    hexadecimal = ref[1] in "xX"
+    digits = ref[2 if hexadecimal else 1 :].rstrip(";").lstrip("0") or "0"
+    if len(digits) > MAX_CHARREF_DIGITS:
+        return "\ufffd"
+    return html.unescape(f"&#{'x' if hexadecimal else ''}{digits};")
 
 
 _SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
@@ -138,3 +177,18 @@ def squash_text(text: str) -> str:
     """``squash`` without the origin map."""
     folded = text.translate(_QUOTES).lower()
     return DROP_RUN.sub("", folded)
+
+
+# A character that squashing keeps (as one character or more: lower() never drops one).
+_KEPT = re.compile("[^" + re.escape("".join(sorted(_DROP | set(QUOTES)))) + "]")
+
+
+def squashes_longer(text: str, start: int, end: int, size: int) -> bool:
+    """True when ``squash_text(text[start:end])`` is longer than ``size`` for sure (more kept
+    characters than that), read only as far as needed to tell: a long line is not squashed
+    whole to be compared with a short message. False says nothing (lower case can make one
+    character two: İ)."""
+    for count, _ in enumerate(_KEPT.finditer(text, start, end), 1):
+        if count > size:
+            return True
+    return False

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Iterable
 
-from generator.lookup.clean import Origin, clean_paste, squash, squash_text
+from generator.lookup.clean import Origin, clean_paste, squash, squash_text, squashes_longer
 from generator.lookup.foreign import foreign_frame, last_exception, not_vllm, traceback_frames
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, shorten, unquoted
@@ -349,8 +349,10 @@ class Matcher:
             # a short message alone is only trusted as a whole line of the paste
             line_start = cleaned.rfind("\n", 0, origin[begin]) + 1
             line_end = cleaned.find("\n", origin[begin])
-            line = cleaned[line_start : line_end if line_end != -1 else len(cleaned)]
-            if squash_text(line) != "".join(chunks):
+            line_end = line_end if line_end != -1 else len(cleaned)
+            if squashes_longer(cleaned, line_start, line_end, entry.literal):
+                return None  # more on the line than the message (told without squashing a long line whole)
+            if squash_text(cleaned[line_start:line_end]) != "".join(chunks):
                 return None
         if matched < 2 * missing or (matched < entry.literal / 2 and not truncated):
             return None

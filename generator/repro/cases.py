@@ -22,12 +22,31 @@ When a case passes:
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from generator.repro.validate import record_errors
+
 REACH_POINTS = ("engine-config", "health", "return", "exit-0")
+OUTCOMES = ("returned", "reached", "raised", "exited", "timeout", "crashed", "not-run")
 DEFAULT_TIMEOUT_S = 120.0
+# The longest a case may run; the entry schema's `timeout_s` maximum says the same
+# (tests/test_sandbox.py checks that they agree), and the runners clamp to it.
+MAX_TIMEOUT_S = 900.0
+# The variables a case may set in `env:` (the schema's `env` propertyNames say the same):
+# settings of vLLM and the libraries under it, never the loader's (LD_*), Python's or PATH.
+CASE_ENV_NAME = re.compile(r"^(?:VLLM|NCCL|CUDA|TORCH|PYTORCH|OMP|MKL|HF|TRANSFORMERS|TOKENIZERS|TRITON)_[A-Z0-9_]+$")
 TIERS = ("cpu", "cuda")
+
+
+def case_sha256(raw: Any) -> str:
+    """The hash of a case as the entry writes it: sha256 of its canonical JSON (keys sorted,
+    no spaces, UTF-8). A record carries it, so a record of another version of the case is stale."""
+    text = json.dumps(raw, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -46,6 +65,7 @@ class ReproCase:
     expect: str | None = None  # error cases
     reach: str | None = None  # fix cases
     past: str | None = None  # fix cases: "PATH:QUALNAME", "none", or None for the error's own sites
+    sha256: str = ""  # case_sha256 of the case as written
 
     def stop_at(self) -> str | None:
         """The point where the run is stopped on purpose (fix cases only)."""
@@ -106,6 +126,7 @@ def _case(role: str, raw: dict) -> ReproCase:
         expect=raw.get("expect"),
         reach=raw.get("reach"),
         past=raw.get("past"),
+        sha256=case_sha256(raw),
     )
 
 
@@ -169,6 +190,8 @@ class CaseRun:
     leaked_processes: bool = False
     reason: str = ""  # not-run: why; crashed: how
     gpu_memory: dict | None = None  # CUDA tier: {"before_mib", "after_mib"}
+    leaked: list[str] = field(default_factory=list)  # the names of the processes it left behind (killed)
+    isolation: str = ""  # the sandbox it ran in, in words (generator/repro/sandbox.py)
 
 
 @dataclass
@@ -281,6 +304,7 @@ def case_record(case: ReproCase, run: CaseRun, verdict: CaseVerdict) -> dict:
         "summary": verdict.summary,
         "outcome": run.outcome,
         "duration_s": round(run.duration_s, 2),
+        "case_sha256": case.sha256,
     }
     if case.kind == "cli":
         record["cli"] = list(case.argv)
@@ -295,6 +319,8 @@ def case_record(case: ReproCase, run: CaseRun, verdict: CaseVerdict) -> dict:
         record["watch"] = run.watch
     if run.leaked_processes:
         record["leaked_processes"] = True
+        if run.leaked:
+            record["leaked"] = list(run.leaked)
     if run.gpu_memory:
         record["gpu_memory"] = run.gpu_memory
     record["evidence"] = evidence(run)
@@ -302,8 +328,8 @@ def case_record(case: ReproCase, run: CaseRun, verdict: CaseVerdict) -> dict:
 
 
 def tier_record(repro: Reproduction, environment: dict, date: str,
-                error: dict, fix: dict) -> dict:
-    """The record of one pair's run on one tier."""
+                error: dict, fix: dict, isolation: str = "") -> dict:
+    """The record of one pair's run on one tier; ``isolation``: the sandbox its cases ran in."""
     return {
         "tier": repro.tier,
         "pair": repro.index,
@@ -314,6 +340,7 @@ def tier_record(repro: Reproduction, environment: dict, date: str,
         "date": date,
         "duration_s": round(error["duration_s"] + fix["duration_s"], 2),
         "environment": environment,
+        "isolation": isolation,
         "error": error,
         "fix": fix,
     }
@@ -340,9 +367,48 @@ def _gpu_name(environment: dict) -> str:
     return f"{name} {gpu['memory_gib']:.0f}GB" if gpu.get("memory_gib") and "GB" not in name else name
 
 
+def run_mismatch(repro: Reproduction, run: dict) -> str | None:
+    """Why a (schema-valid) run of a record is not a run of ``repro`` as the entry now
+    writes it, or None: another tier or pair, a case changed since (its hash), a verdict
+    that disagrees with its cases."""
+    if run.get("tier") != repro.tier or run.get("pair") != repro.index or run.get("key") != repro.record_key:
+        return f"it is not a run of this entry's {repro.record_key} pair"
+    for role, case in (("error", repro.error), ("fix", repro.fix)):
+        if (run.get(role) or {}).get("case_sha256") != case.sha256:
+            return f"the {role} case changed since it was recorded (case sha256 {case.sha256[:12]}…)"
+    if run.get("simulates") != repro.simulates:
+        return "the pair's `simulates` changed since it was recorded"
+    if run.get("passed") != bool(run["error"].get("passed") and run["fix"].get("passed")):
+        return "its `passed` disagrees with its cases'"
+    if run["error"].get("expect") != repro.error.expect or run["fix"].get("reach") != repro.fix.reach:
+        return "its `expect` or `reach` is not the case's"
+    return None
+
+
+def trusted_runs(repros: list[Reproduction], record: dict | None) -> dict[str, dict]:
+    """The runs of an entry's record that a page may show, by record key: none when the
+    record does not validate against ``record.schema.json``, and only the runs of the
+    entry's pairs as they are now written (``run_mismatch``). A hand-edited, malformed or
+    stale record shows no badge."""
+    if not isinstance(record, dict) or record_errors(record):
+        return {}
+    runs = record["runs"]
+    return {repro.record_key: runs[repro.record_key] for repro in repros
+            if repro.record_key in runs and run_mismatch(repro, runs[repro.record_key]) is None}
+
+
+def trusted_record(repros: list[Reproduction], record: dict | None) -> dict | None:
+    """``record`` with only its trusted runs (``trusted_runs``); None when none is left."""
+    runs = trusted_runs(repros, record)
+    return {"entry": record["entry"], "runs": runs} if runs else None
+
+
+SANDBOXED = "bwrap"  # how an isolation sentence of a sandboxed run starts (generator/repro/sandbox.py)
+
+
 def badges(repros: list[Reproduction], record: dict | None, pin_version: str) -> list[Badge]:
-    """One badge per pair of the entry, from its latest run on that pair's tier."""
-    runs = (record or {}).get("runs", {})
+    """One badge per pair of the entry, from its latest trusted run on that pair's tier."""
+    runs = trusted_runs(repros, record)
     out = []
     for repro in repros:
         run = runs.get(repro.record_key)
@@ -354,14 +420,16 @@ def badges(repros: list[Reproduction], record: dict | None, pin_version: str) ->
         where = f"on {_gpu_name(run['environment'])}" if repro.tier == "cuda" else "on CPU"
         if repro.simulates and repro.tier == "cpu":
             where = f"on CPU, simulating {repro.simulates}"
+        # A run outside the sandbox says so on its badge.
+        unsandboxed = "" if run.get("isolation", "").startswith(SANDBOXED) else " · not sandboxed (rlimits only)"
         if not run.get("passed"):
-            out.append(Badge(f"Failed to reproduce {where} · vLLM {version} · {run['date']}", "failed"))
+            out.append(Badge(f"Failed to reproduce {where} · vLLM {version} · {run['date']}{unsandboxed}", "failed"))
         elif version != pin_version:
-            out.append(Badge(f"Stale: reproduced {where} with vLLM {version}, not the pinned {pin_version} · {run['date']}", "stale"))
+            out.append(Badge(f"Stale: reproduced {where} with vLLM {version}, not the pinned {pin_version} · {run['date']}{unsandboxed}", "stale"))
         elif repro.tier == "cuda":
-            out.append(Badge(f"Verified {where} · vLLM {version} · {run['date']}", "passed"))
+            out.append(Badge(f"Verified {where} · vLLM {version} · {run['date']}{unsandboxed}", "passed"))
         else:
-            out.append(Badge(f"Error and fix reproduced {where} · vLLM {version} · {run['date']}", "passed"))
+            out.append(Badge(f"Error and fix reproduced {where} · vLLM {version} · {run['date']}{unsandboxed}", "passed"))
     return out
 
 
@@ -407,8 +475,10 @@ def _shell_word(word: str) -> str:
 
 def reproduction_views(repros: list[Reproduction], record: dict | None, pin_version: str) -> list[dict]:
     """Per pair of an entry: its badge, what kind of verification it is, the two cases as
-    a person would run them, and the latest run's outcome and environment."""
-    runs = (record or {}).get("runs", {})
+    a person would run them, and the latest trusted run (``trusted_runs``): its outcome,
+    environment and isolation (the sandbox it ran in). A record that does not validate
+    gives no run and no badge."""
+    runs = trusted_runs(repros, record)
     views = []
     for repro, badge in zip(repros, badges(repros, record, pin_version)):
         run = runs.get(repro.record_key)
@@ -425,6 +495,7 @@ def reproduction_views(repros: list[Reproduction], record: dict | None, pin_vers
             "fix": fix | {"reach": REACH_WORDS[repro.fix.reach or "return"], "diff": _fix_diff(error, fix)},
             "requirements": _requirements(repro),
             "run": run,
+            "isolation": run.get("isolation") if run else None,
         })
     return views
 

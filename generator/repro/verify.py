@@ -25,8 +25,9 @@ from generator.repro.cases import (
     watch_targets,
 )
 
-# Set for every case: the CPU tier needs vLLM told there is no GPU; no case may reach
-# the network (models are local config.json files with dummy weights).
+# Set for every case: the CPU tier needs vLLM told there is no GPU; no case needs the
+# network (models are local config.json files with dummy weights), and the sandbox has
+# none (generator/repro/sandbox.py).
 TIER_ENV = {
     "cpu": {"VLLM_TARGET_DEVICE": "cpu", "HF_HUB_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1"},
     "cuda": {"HF_HUB_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1"},
@@ -53,11 +54,13 @@ def unknown_selections(entries: list[ErrorEntry], selected: list[str]) -> list[s
     return [s for s in selected if s not in known]
 
 
-def requests_for(repro: Reproduction, errors_by_id: dict[str, dict], root: Path, watch: bool) -> tuple[CaseRequest, CaseRequest]:
+def requests_for(repro: Reproduction, errors_by_id: dict[str, dict], root: Path | None, watch: bool) -> tuple[CaseRequest, CaseRequest]:
+    """The pair's two requests. ``root`` is not used: a case runs in a fresh folder of its
+    sandbox (with a copy of ``models/``), never in the repository."""
     env = tuple(sorted(TIER_ENV[repro.tier].items()))
-    error = CaseRequest(f"{repro.label}:error", repro.error, str(root), (), env)
+    error = CaseRequest(f"{repro.label}:error", repro.error, (), env)
     targets = watch_targets(repro.fix, errors_by_id.get(repro.error.expect or "")) if watch else []
-    fix = CaseRequest(f"{repro.label}:fix", repro.fix, str(root), tuple(targets), env)
+    fix = CaseRequest(f"{repro.label}:fix", repro.fix, tuple(targets), env)
     return error, fix
 
 
@@ -81,11 +84,20 @@ class PairResult:
                 return run.reason
         return None
 
+    @property
+    def isolation(self) -> str:
+        """The sandbox the pair's cases ran in (both, normally, in the same one)."""
+        error, fix = self.error_run.isolation, self.fix_run.isolation
+        if error == fix or not fix:
+            return error
+        return fix if not error else f"error case: {error}; fix case: {fix}"
+
     def record(self, environment: dict, date: str) -> dict:
         return tier_record(
             self.repro, environment, date,
             case_record(self.repro.error, self.error_run, self.error_verdict),
             case_record(self.repro.fix, self.fix_run, self.fix_verdict),
+            self.isolation,
         )
 
 

@@ -9,12 +9,20 @@ only the pieces of it not seen before. Analyses and pieces are stored with
 ``marshal``, several times quicker than JSON both ways (and as private to this Python
 as the analyses are: its version is part of the fingerprint). One SQLite file: many
 small rows, read in a few queries, written a transaction per few thousand blobs analysed.
+
+The cache only ever saves work, so it heals itself: a file that is not a database, a
+truncated or corrupt one (found when it is opened, or by any query later), or one with
+other tables, is deleted (with its journal) and started afresh, with one warning line
+on stderr; a worker that finds it corrupt reads nothing from it (a miss), and a row that
+does not decode is a miss too. Other SQLite failures (a locked or unreadable file) are
+a one-line ``CacheError``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import marshal
+import os
 import sqlite3
 import sys
 import zlib
@@ -93,11 +101,52 @@ class Rows:
 
 
 class CacheError(InputError):
-    """The cache database cannot be read (corrupt or truncated); deleting it is safe."""
+    """The cache database cannot be used (locked, unreadable, or corrupt again after a rebuild)."""
 
     def __init__(self, path: Path, cause: Exception):
-        super().__init__(f"{path}: the analysis cache cannot be read ({cause}); delete it (rm {path}) and run again, "
-                         "it is rebuilt from the sources")
+        super().__init__(f"{path}: the analysis cache cannot be used ({cause}); check that it is a file you can write, "
+                         f"or delete it (rm {path}): it is rebuilt from the sources")
+
+
+def warn(message: str) -> None:
+    """One warning line on stderr, as ``errorkb`` prints its errors."""
+    print(f"errorkb: warning: {message}", file=sys.stderr, flush=True)
+
+
+# The columns of each table: a database with other tables is not this cache.
+_TABLES = {
+    "analysis": ("fingerprint", "blob", "data"),
+    "piece": ("fingerprint", "key", "outline"),
+    "piece_variant": ("fingerprint", "key", "id", "data"),
+}
+# What a stored row may raise when its bytes were damaged: it is a miss.
+_DECODE_ERRORS = (zlib.error, ValueError, EOFError, TypeError, MemoryError)
+
+
+class _NotTheCache(sqlite3.DatabaseError):
+    """A database whose tables are not the cache's."""
+
+    sqlite_errorname = "SQLITE_NOTADB"
+
+
+def is_corrupt(exc: BaseException) -> bool:
+    """Whether a SQLite error says the file is damaged or no database (not locked, not unreadable)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    if name:
+        return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+    return "malformed" in str(exc) or "not a database" in str(exc)
+
+
+def remove_database(path: Path) -> None:
+    """Delete a SQLite file and its journals (a hot journal left beside a new file would be
+    played into it)."""
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        try:
+            os.unlink(f"{path}{suffix}")
+        except FileNotFoundError:
+            pass
 
 
 class BlobCache:
@@ -108,47 +157,103 @@ class BlobCache:
         self.stats = CacheStats()
         self.loaded: dict[str, dict] = {}  # analyses read in this process, decoded (catalog.scan_revision)
         self.resources: dict[str, object] = {}  # kept for the cache's lifetime, closed with it
+        self.healed = False  # found corrupt and started afresh (once at most)
         try:
-            self.db = sqlite3.connect(path)
-            self._create_tables()
+            self.db = self._connect()
         except sqlite3.DatabaseError as exc:
-            raise CacheError(path, exc) from None
+            if not is_corrupt(exc):
+                raise CacheError(path, exc) from None
+            self.db = self._heal(exc, connected=False)
 
-    def _create_tables(self) -> None:
-        with self.db:
-            self.db.execute(
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path)
+        try:
+            self._create_tables(db)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _heal(self, cause: Exception, connected: bool = True) -> sqlite3.Connection:
+        """Start afresh: the damaged file deleted, an empty cache in its place, one warning line."""
+        if self.healed:  # damaged again: something else is wrong
+            raise CacheError(self.path, cause) from None
+        self.healed = True
+        if connected:
+            try:
+                self.db.close()
+            except sqlite3.Error:
+                pass
+        try:
+            remove_database(self.path)
+        except OSError as exc:
+            raise CacheError(self.path, f"{cause}; it cannot be deleted: {exc.strerror or exc}") from None
+        warn(f"{self.path}: the analysis cache was damaged ({cause}); it was deleted and is rebuilt from the sources")
+        try:
+            self.db = self._connect()
+        except sqlite3.DatabaseError as exc:
+            raise CacheError(self.path, exc) from None
+        return self.db
+
+    @staticmethod
+    def _create_tables(db: sqlite3.Connection) -> None:
+        with db:
+            db.execute(
                 "CREATE TABLE IF NOT EXISTS analysis (fingerprint TEXT, blob TEXT, data BLOB,"
                 " PRIMARY KEY (fingerprint, blob))"
             )
             # outline: marshalled, or empty when the piece does not parse on its own
-            self.db.execute(
+            db.execute(
                 "CREATE TABLE IF NOT EXISTS piece (fingerprint TEXT, key TEXT, outline BLOB,"
                 " PRIMARY KEY (fingerprint, key))"
             )
             # id: a hash of the variant
-            self.db.execute(
+            db.execute(
                 "CREATE TABLE IF NOT EXISTS piece_variant (fingerprint TEXT, key TEXT, id TEXT, data BLOB,"
                 " PRIMARY KEY (fingerprint, key, id))"
             )
+        for table, columns in _TABLES.items():
+            found = tuple(row[1] for row in db.execute(f"PRAGMA table_info({table})"))
+            if found != columns:
+                raise _NotTheCache(f"its table {table} has the columns {', '.join(found)}, not {', '.join(columns)}")
 
     def get_many(self, blobs: Iterable[str]) -> Iterator[tuple[str, dict]]:
-        """(blob, analysis as JSON data) for those of ``blobs`` that are cached."""
+        """(blob, analysis as JSON data) for those of ``blobs`` that are cached (and readable)."""
         wanted = list(dict.fromkeys(blobs))
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            rows = self.db.execute(
-                f"SELECT blob, data FROM analysis WHERE fingerprint = ? AND blob IN ({marks})",
-                [self.fingerprint, *chunk],
-            )
+            try:
+                rows = self.db.execute(
+                    f"SELECT blob, data FROM analysis WHERE fingerprint = ? AND blob IN ({marks})",
+                    [self.fingerprint, *chunk],
+                ).fetchall()
+            except sqlite3.DatabaseError as exc:
+                if not is_corrupt(exc):
+                    raise CacheError(self.path, exc) from None
+                self._heal(exc)
+                return  # the rest is a miss: analysed again
             for blob, data in rows:
-                yield blob, decode_analysis(data)
+                try:
+                    analysis = decode_analysis(data)
+                except _DECODE_ERRORS:
+                    continue  # a damaged row: a miss
+                yield blob, analysis
 
     def put_many(self, items: Iterable[tuple[str, dict]]) -> None:
         """Store (blob, analysis as JSON data) analyses."""
         self.store(Rows(blobs=[(blob, encode_analysis(scan)) for blob, scan in items]))
 
     def store(self, rows: Rows) -> None:
+        try:
+            self._store(rows)
+        except sqlite3.DatabaseError as exc:
+            if not is_corrupt(exc):
+                raise CacheError(self.path, exc) from None
+            self._heal(exc)
+            self._store(rows)
+
+    def _store(self, rows: Rows) -> None:
         with self.db:
             self.db.executemany(
                 "INSERT OR REPLACE INTO analysis VALUES (?, ?, ?)", ((self.fingerprint, *row) for row in rows.blobs)
@@ -176,7 +281,10 @@ class BlobCache:
 
     def __exit__(self, kind, exc, traceback) -> None:
         self.close()
-        if isinstance(exc, sqlite3.DatabaseError):  # found corrupt while reading it (here or in a worker)
+        if isinstance(exc, sqlite3.DatabaseError):  # found while reading it, where no query expected it
+            if is_corrupt(exc) and not self.healed:
+                remove_database(self.path)
+                raise CacheError(self.path, f"{exc}; it was deleted, run the command again") from None
             raise CacheError(self.path, exc) from None
 
 
@@ -188,9 +296,12 @@ class PieceStore:
     file's chain of versions (``catalog.analyse_chains``), and ``refresh`` then takes in
     what was stored since: it holds the pieces the versions before had, which are what
     the next one asks for.
+
+    A store that cannot read the database (damaged, or closed by ``BlobCache._heal``)
+    stops asking it: every piece it does not hold in memory is then a miss.
     """
 
-    def __init__(self, db: sqlite3.Connection, fingerprint: str):
+    def __init__(self, db: sqlite3.Connection | None, fingerprint: str):
         self.db = db
         self.fingerprint = fingerprint
         self.known: dict[str, Stored | None] = {}  # None: not stored
@@ -202,7 +313,20 @@ class PieceStore:
 
     @classmethod
     def reader(cls, path: Path, fingerprint: str) -> "PieceStore":
-        return cls(sqlite3.connect(f"file:{Path(path).absolute()}?mode=ro", uri=True), fingerprint)
+        try:
+            db = sqlite3.connect(f"file:{Path(path).absolute()}?mode=ro", uri=True)
+        except sqlite3.Error:
+            db = None
+        return cls(db, fingerprint)
+
+    def _unreadable(self) -> None:
+        """The database failed a query: no more queries, the rest is a miss."""
+        db, self.db = self.db, None
+        try:
+            if db is not None:
+                db.close()
+        except sqlite3.Error:
+            pass
 
     def reset(self) -> None:
         self.known = {}
@@ -211,10 +335,16 @@ class PieceStore:
     def refresh(self) -> None:
         """Takes in the keys of the pieces stored since the last refresh (rows are only
         added: a stored key's row is replaced by a newer one)."""
+        if self.db is None:
+            return
         # "+fingerprint": the search goes by rowid, not over every key of the fingerprint
-        rows = self.db.execute(
-            "SELECT rowid, key FROM piece WHERE rowid > ? AND +fingerprint = ?", (self._last_row, self.fingerprint)
-        ).fetchall()
+        try:
+            rows = self.db.execute(
+                "SELECT rowid, key FROM piece WHERE rowid > ? AND +fingerprint = ?", (self._last_row, self.fingerprint)
+            ).fetchall()
+        except sqlite3.Error:
+            self._unreadable()
+            return
         if rows:
             self._last_row = max(rowid for rowid, _ in rows)
             self.stored.update(key for _, key in rows)
@@ -233,19 +363,33 @@ class PieceStore:
             chunk = wanted[start : start + 500]
             for key in chunk:
                 known[key] = None
+            if self.db is None:
+                continue
             marks = ",".join("?" * len(chunk))
             # one query for a piece and its variants (none: v.data is NULL)
-            for key, outline, data in self.db.execute(
-                "SELECT p.key, p.outline, v.data FROM piece p LEFT JOIN piece_variant v"
-                " ON v.fingerprint = p.fingerprint AND v.key = p.key"
-                f" WHERE p.fingerprint = ? AND p.key IN ({marks})",
-                [self.fingerprint, *chunk],
-            ):
-                found = known[key]
-                if found is None:
-                    found = known[key] = Stored(marshal.loads(outline) if outline else None, [])
-                if data is not None:
-                    found.variants.append(marshal.loads(data))
+            try:
+                rows = self.db.execute(
+                    "SELECT p.key, p.outline, v.data FROM piece p LEFT JOIN piece_variant v"
+                    " ON v.fingerprint = p.fingerprint AND v.key = p.key"
+                    f" WHERE p.fingerprint = ? AND p.key IN ({marks})",
+                    [self.fingerprint, *chunk],
+                ).fetchall()
+            except sqlite3.Error:
+                self._unreadable()
+                continue
+            damaged = set()
+            for key, outline, data in rows:
+                if key in damaged:
+                    continue
+                try:
+                    found = known[key]
+                    if found is None:
+                        found = known[key] = Stored(marshal.loads(outline) if outline else None, [])
+                    if data is not None:
+                        found.variants.append(marshal.loads(data))
+                except _DECODE_ERRORS:
+                    damaged.add(key)  # a damaged row: the piece is a miss
+                    known[key] = None
         return {k: s for k in keys if (s := known.get(k)) is not None}
 
     def learn(self, result: FileResult) -> None:

@@ -4,17 +4,28 @@ The project's folder is the one that holds ``mkdocs.yml`` (beside ``errorkb.toml
 ``templates/`` and ``models/`` are read from there, not from the installed package.
 Pages are rendered from the Jinja2 templates in ``templates/`` into a temporary
 docs folder, mkdocs builds them into a temporary site folder, and only a complete
-build replaces the previous site (a failed build leaves it as it was).
+build replaces the previous site (a failed build leaves it as it was). A build holds a
+lock on its output folder, sweeps what killed builds left beside it, and swaps the new
+site in so that a reader of the folder never finds it missing (``build_site``).
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import fcntl
+import glob
 import json
+import logging
 import os
 import shutil
+import sys
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 from generator.history.drift import drift
 from generator.history.lineage import assemble_history
@@ -51,7 +62,18 @@ def write_json(path: Path, data) -> None:
 
 
 def _slug(name: str) -> str:
-    return name.replace("/", "-").replace(".", "-")
+    """A file name and URL for a group (a subsystem, an exception, a release): ``v1/core`` →
+    ``v1-core``. A name with anything but letters, digits, ``_`` and ``-`` in it (a folder of
+    vLLM's source can be called anything: HTML, quotes, spaces, undecodable bytes) keeps
+    what it has of those and a hash of the whole name, so slugs stay apart and need no escaping."""
+    import hashlib
+    import re
+
+    slug = name.replace("/", "-").replace(".", "-")
+    if re.fullmatch(r"[A-Za-z0-9_-]+", slug):
+        return slug
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return "-".join(part for part in (re.sub(r"[^A-Za-z0-9_-]+", "-", slug).strip("-")[:40], digest) if part)
 
 
 def _ordered(pages: list[ErrorPage]) -> list[ErrorPage]:
@@ -152,9 +174,40 @@ def _release_pages(env, write, releases: list[dict], by_id: dict[str, ErrorPage]
     write("releases/index.md", env.get_template("releases.md.j2").render(rows=list(reversed(rows)), first=releases[0]["revision"]))
 
 
+class _Warnings(logging.Handler):
+    """The warnings mkdocs logs during a build, kept to say why strict mode aborted it."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = " ".join(record.getMessage().split())
+        except Exception:  # a message that does not format: its template
+            text = " ".join(str(record.msg).split())
+        self.lines.append(f"{record.levelname}: {text[:MAX_WARNING_CHARS]}")
+
+    def summary(self) -> str:
+        if not self.lines:
+            return ""
+        shown = self.lines[:MAX_WARNINGS_SHOWN]
+        more = len(self.lines) - len(shown)
+        return ": " + " | ".join(shown) + (f" | (and {more} more)" if more else "")
+
+
+MAX_WARNINGS_SHOWN = 20
+MAX_WARNING_CHARS = 400
+
+
 def build_site(config_file: Path, site: SiteInput, out: Path) -> list[ErrorPage]:
     """Build the site into ``out`` with the mkdocs configuration ``config_file``; the
-    project's ``templates/`` and ``models/`` are the folders beside it."""
+    project's ``templates/`` and ``models/`` are the folders beside it.
+
+    One build at a time per ``out`` (``output_lock``); the temporary folders of builds
+    that were killed are swept first (``sweep``); the new site replaces the old one in
+    one step (``_swap``). When mkdocs aborts (strict mode: a warning), its warnings are
+    in the ``BuildError``'s message."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, MkDocsException
@@ -163,37 +216,148 @@ def build_site(config_file: Path, site: SiteInput, out: Path) -> list[ErrorPage]
         raise BuildError(f"{config_file} is missing: the site's mkdocs configuration lives beside errorkb.toml")
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
-    try:
-        docs, built = work / "docs", work / "site"
-        docs.mkdir()
-        pages = render_docs(site, docs, config_file.resolve().parent)
-        before = os.environ.get("SOURCE_DATE_EPOCH")
-        os.environ["SOURCE_DATE_EPOCH"] = SOURCE_DATE_EPOCH
+    with output_lock(out):
+        sweep(out)
+        work = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
         try:
-            config = load_config(str(config_file), docs_dir=str(docs), site_dir=str(built), strict=True)
-            plugin = config.plugins.get("errorkb")
-            if plugin is not None:
-                plugin.config["workers"] = site.workers
-            build(config)
-        except (MkDocsException, Abort, SystemExit) as exc:
-            raise BuildError(f"mkdocs failed: {exc}; the previous site at {out} is untouched") from None
-        finally:  # the process's environment is the caller's
-            if before is None:
-                os.environ.pop("SOURCE_DATE_EPOCH", None)
-            else:
-                os.environ["SOURCE_DATE_EPOCH"] = before
-        _swap(built, out)
-        return pages
+            docs, built = work / "docs", work / "site"
+            docs.mkdir()
+            pages = render_docs(site, docs, config_file.resolve().parent)
+            before = os.environ.get("SOURCE_DATE_EPOCH")
+            os.environ["SOURCE_DATE_EPOCH"] = SOURCE_DATE_EPOCH
+            warnings = _Warnings()
+            logger = logging.getLogger("mkdocs")
+            logger.addHandler(warnings)
+            try:
+                config = load_config(str(config_file), docs_dir=str(docs), site_dir=str(built), strict=True)
+                plugin = config.plugins.get("errorkb")
+                if plugin is not None:
+                    plugin.config["workers"] = site.workers
+                build(config)
+            except (MkDocsException, Abort, SystemExit) as exc:
+                raise BuildError(f"mkdocs failed: {exc}{warnings.summary()}; the previous site at {out} is untouched") from None
+            finally:  # the process's environment and logging are the caller's
+                logger.removeHandler(warnings)
+                if before is None:
+                    os.environ.pop("SOURCE_DATE_EPOCH", None)
+                else:
+                    os.environ["SOURCE_DATE_EPOCH"] = before
+            try:
+                _swap(built, out)
+            except OSError as exc:
+                raise BuildError(f"cannot put the new site at {out}: {exc.strerror or exc}; the previous site is untouched") from None
+            return pages
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+# --- one build at a time, and no moment without a site ------------------------------------------------
+
+
+@contextmanager
+def output_lock(out: Path) -> Iterator[None]:
+    """Hold the lock of the output folder ``out`` (``flock`` on ``.<name>.lock`` beside it):
+    a second build of the same folder waits for the first, saying so on stderr. The lock
+    file is removed on release; a waiter that then holds a removed file tries again, so two
+    builds never hold it at once. A killed build's lock goes with its process."""
+    path = out.with_name(f".{out.name}.lock")
+    said = False
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except OSError as exc:
+            raise BuildError(f"cannot lock {out} for the build ({path}: {exc.strerror or exc}); "
+                             f"choose an --out in a folder you can write") from None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if not said:
+                    print(f"errorkb: waiting for another build of {out} to finish", file=sys.stderr, flush=True)
+                    said = True
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                held = os.path.samestat(os.fstat(fd), os.stat(path, follow_symlinks=False))
+            except FileNotFoundError:
+                held = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if held:
+            break
+        os.close(fd)  # the holder before removed it: lock the file that is there now
+    try:
+        yield
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
+def _remove(path: Path) -> None:
+    """Remove a file, a link or a folder (a link is removed, never followed)."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        path.unlink(missing_ok=True)
+    elif path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def sweep(out: Path) -> list[Path]:
+    """Remove what killed builds of ``out`` left beside it: their ``.<name>.build-*`` folders
+    (and the ``.<name>.old`` of an interrupted swap). Called with the lock held, when no
+    other build of ``out`` is running."""
+    found = [*out.parent.glob(f".{glob.escape(out.name)}.build-*"), out.with_name(f".{out.name}.old")]
+    swept = [path for path in found if path.is_symlink() or path.exists()]
+    for path in swept:
+        _remove(path)
+    return swept
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2  # <linux/fs.h>
+
+
+@lru_cache(maxsize=1)
+def _renameat2():
+    """glibc's ``renameat2`` (Linux), or None."""
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (``renameat2(RENAME_EXCHANGE)``); False where the system
+    or the file system cannot."""
+    renameat2 = _renameat2()
+    if renameat2 is None:
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
 
 
 def _swap(new: Path, out: Path) -> None:
-    """Put ``new`` where ``out`` is, the old one kept until the new one is in place."""
+    """Put ``new`` where ``out`` is, so that a reader of ``out`` finds the old site or the
+    new one, never none: the two are exchanged in one step (Linux's ``renameat2``), and
+    ``new`` then holds the old one, for the caller to remove. Where that cannot be done
+    (another system, a file system without it), the old one is moved aside just before
+    the new one comes in."""
+    if not os.path.lexists(out):
+        os.rename(new, out)
+        return
+    if _exchange(new, out):
+        return
     old = out.with_name(f".{out.name}.old")
-    shutil.rmtree(old, ignore_errors=True)
-    if out.exists():
-        os.replace(out, old)
+    _remove(old)
+    os.replace(out, old)
     os.replace(new, out)
-    shutil.rmtree(old, ignore_errors=True)
+    _remove(old)

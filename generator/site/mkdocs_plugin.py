@@ -12,6 +12,16 @@ cheaply without changing what a reader gets:
   build --workers``, one per CPU by default);
 - their search entries (title, message, meaning) come from their front matter,
   the search plugin is told to skip them, and the entries are added to its index.
+
+Every page's content (what Markdown made of our templates, entries, records and vLLM's
+source; not the theme's frame around it) passes an allowlist sanitizer (``nh3``) before it
+is written: error pages in the same process pool, right after their conversion, the other
+pages (home, lists, releases, JSON API) in ``on_page_content``. Only the tags and attributes
+that our templates and the Markdown extensions of ``mkdocs.yml`` produce are kept (``ALLOWED_*``
+below): no event handler, no ``style``, and URLs (``href``, ``src``) only of the schemes
+http, https and mailto, or relative (within the site). So no text that got past the filters of ``render.py`` runs anything. Titles of the table of
+contents and of the page (front matter) are the theme's to show, as HTML: their text is
+escaped again here. The theme's own scripts (and ``extra_javascript``) are outside the content.
 """
 
 from __future__ import annotations
@@ -19,10 +29,12 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import re
 from functools import partial
 from pathlib import Path
 
 import markdown
+import nh3
 from mkdocs.config import config_options
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.toc import get_toc
@@ -36,16 +48,81 @@ ERROR_PAGE_OVERRIDES = {"pymdownx.highlight": {"use_pygments": False}}
 _converter: markdown.Markdown | None = None
 _extensions: tuple[list, dict] = ([], {})
 
+# --- the sanitizer ------------------------------------------------------------------------------
+# What a page's content may hold: the tags and attributes that Python-Markdown and the
+# extensions of mkdocs.yml make (tables, code, admonitions, details, tabbed content, toc
+# permalinks, pymdownx.highlight), and what templates/*.j2 write as HTML: the badges and
+# flag tables (span, p, table, code), the "Paste your error" box on the home page (label,
+# textarea, button, a div for the results: templates/home.md.j2, wired up by
+# assets/lookup.js through the ids errorkb-paste, errorkb-find, errorkb-results), and the
+# memory calculator's placeholder (div#errorkb-memory, filled in by assets/memory.js).
+ALLOWED_TAGS = {
+    "a", "b", "blockquote", "br", "button", "caption", "code", "dd", "del", "details", "div", "dl", "dt",
+    "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "input", "ins", "kbd", "label", "li", "ol",
+    "p", "pre", "s", "span", "strong", "sub", "summary", "sup", "table", "tbody", "td", "textarea", "tfoot",
+    "th", "thead", "tr", "ul",
+}
+ALLOWED_ATTRIBUTES = {
+    "*": {"class", "id", "title"},  # headings' and tabs' ids (toc, permalinks), classes for the theme's CSS
+    "a": {"href"},  # toc permalinks (a.headerlink) too
+    "img": {"src", "alt"},
+    "input": {"checked", "name"},  # pymdownx.tabbed: <input type="radio" name="__tabbed_1" id="__tabbed_1_1" checked>
+    "label": {"for"},  # pymdownx.tabbed's tab titles; the paste box's label
+    "div": {"aria-live", "data-tabs"},  # the lookup's results; pymdownx.tabbed's set
+    "textarea": {"rows", "placeholder", "spellcheck"},  # the paste box
+    "details": {"open"},  # pymdownx.details (???+)
+    "ol": {"start"},
+    "th": {"align"},  # no style anywhere: a table's alignment (Markdown writes it as a style) is lost
+    "td": {"align"},
+}
+ALLOWED_VALUES = {"input": {"type": {"radio"}}, "button": {"type": {"button"}}}
+URL_SCHEMES = {"http", "https", "mailto"}  # and relative URLs: within the site
+
+
+def _cleaner(**options):
+    """nh3's sanitizer with these options: built once where nh3 has ``Cleaner``, else ``nh3.clean``."""
+    if hasattr(nh3, "Cleaner"):
+        return nh3.Cleaner(**options).clean
+    return partial(nh3.clean, **options)
+
+
+sanitize = _cleaner(  # a page's content HTML, keeping only what ALLOWED_* allow
+    tags=ALLOWED_TAGS,
+    clean_content_tags={"script", "style"},
+    attributes=ALLOWED_ATTRIBUTES,
+    tag_attribute_values=ALLOWED_VALUES,
+    url_schemes=URL_SCHEMES,
+    link_rel=None,
+    strip_comments=True,
+)
+sanitize_text = _cleaner(tags=set(), attributes={}, clean_content_tags={"script", "style"})  # a title: its text, escaped
+_RAW = re.compile(r'[<>"]')
+
+
+def _sanitize_toc(tokens: list) -> list:
+    for token in tokens:
+        for key in ("name", "html", "data-toc-label"):
+            if isinstance(token.get(key), str) and "<" in token[key]:  # without one, no tag: text as it is
+                token[key] = sanitize_text(token[key])
+        _sanitize_toc(token.get("children", []))
+    return tokens
+
+
+def _escaped(value):
+    """A front matter value the theme writes into the page as it is (``<title>``, ``<meta content>``):
+    our templates escape it; whatever is still raw is escaped here."""
+    return _RAW.sub(lambda m: {"<": "&lt;", ">": "&gt;", '"': "&quot;"}[m.group()], value) if isinstance(value, str) else value
+
 
 def _convert(source: str) -> tuple[str, list]:
-    """Worker: one error page's Markdown (front matter removed) as HTML and its toc."""
+    """Worker: one error page's Markdown (front matter removed) as sanitized HTML and its toc."""
     global _converter
     if _converter is None:
         extensions, configs = _extensions
         _converter = markdown.Markdown(extensions=extensions, extension_configs=configs)
     _converter.reset()
     html = _converter.convert(source)
-    return html, getattr(_converter, "toc_tokens", [])
+    return sanitize(html), _sanitize_toc(getattr(_converter, "toc_tokens", []))
 
 
 def error_page_extensions(config) -> tuple[list, dict]:
@@ -62,6 +139,7 @@ class ErrorkbPlugin(BasePlugin):
     def on_config(self, config):
         global _converter, _extensions
         self.converted: dict[str, tuple[str, list]] = {}
+        self.sanitized: set[str] = set()  # pages whose content and toc _convert sanitized
         self.entries: list[dict] = []
         _extensions = error_page_extensions(config)
         _converter = None  # built again with this configuration's extensions
@@ -87,8 +165,25 @@ class ErrorkbPlugin(BasePlugin):
             page.render = partial(self._render, page)
         return page
 
+    def on_page_content(self, html, page, config, files):
+        """Every page's content is sanitized (error pages were, in ``_convert``), and so are the
+        titles the theme shows from the page: its toc's, and the front matter's title and description."""
+        for key in ("title", "description"):
+            if key in page.meta:
+                page.meta[key] = _escaped(page.meta[key])
+        if page.file.src_uri in self.sanitized:
+            return html
+        stack = list(page.toc)
+        while stack:
+            item = stack.pop()
+            if "<" in item.title:
+                item.title = sanitize_text(item.title)
+            stack.extend(item.children)
+        return sanitize(html)
+
     def _render(self, page, config, files) -> None:
         html, toc_tokens = self.converted.pop(page.file.src_uri)
+        self.sanitized.add(page.file.src_uri)
         page.content = html
         page.toc = get_toc(toc_tokens)
         text = page.meta.get("errorkb_search")

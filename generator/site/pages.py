@@ -12,6 +12,7 @@ from generator.lookup.match import error_title
 from generator.text import error_path
 from generator.repro.cases import reproduction_views, reproductions
 from generator.vllm.flags import flags_involved
+from generator.site.render import code
 
 API_SCHEMA_VERSION = 1
 PERMALINK = "https://github.com/vllm-project/vllm/blob/{tag}/{path}#L{line}"
@@ -74,7 +75,7 @@ def subsystem_of(path: str) -> str:
 def generated_meaning(exception: str, kind: str, sites: list[dict], has_message: bool) -> str:
     """An honest sentence from the code: who raises it, and that a condition is checked."""
     first = sites[0]
-    where = f"`{first['function']}` (`{first['path']}`)"
+    where = f"{code(first['function'])} ({code(first['path'])})"
     more = f", and from {len(sites) - 1} other place{'s' if len(sites) > 2 else ''}" if len(sites) > 1 else ""
     if kind == "assert":
         return (
@@ -82,13 +83,23 @@ def generated_meaning(exception: str, kind: str, sites: list[dict], has_message:
             "shown below to hold. Such checks guard assumptions of the code; the message says which."
         )
     if not has_message:
-        return f"vLLM raises `{exception}` without a message in {where}{more}."
+        return f"vLLM raises {code(exception)} without a message in {where}{more}."
     guarded = " when the condition below holds" if first.get("guard") else ""
-    return f"vLLM raises `{exception}` in {where}{more}{guarded}. No curated explanation has been written yet."
+    return f"vLLM raises {code(exception)} in {where}{more}{guarded}. No curated explanation has been written yet."
+
+
+def url_path(text: str) -> str:
+    """A path (or tag) of vLLM's source as it goes in a URL: every character but letters,
+    digits, ``/`` and ``-._~`` percent-encoded (HTML, quotes, spaces, parentheses, brackets,
+    controls); a name that was not UTF-8 (undecodable bytes kept as surrogates) as its bytes."""
+    try:
+        return quote(str(text), safe="/", errors="surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that stands for no byte
+        return quote(str(text), safe="/", errors="replace")
 
 
 def permalink(tag: str, path: str, line: int) -> str:
-    return PERMALINK.format(tag=tag, path=path, line=line)
+    return PERMALINK.format(tag=url_path(tag), path=url_path(path), line=int(line))
 
 
 def build_pages(
@@ -126,7 +137,7 @@ def build_pages(
                  permalink=permalink(release_tags.get(last, last), s["path"], s["line"]))
             for s in error["sites"][last]
         ]
-        gone = f"vLLM raised `{error['exception']}` here in {', '.join(error['ranges'])}; {catalog['revision']} no longer does."
+        gone = f"vLLM raised {code(error['exception'])} here in {', '.join(error['ranges'])}; {catalog['revision']} no longer does."
         pages.append(_page(error, sites, by_id.get(error_id), engine_args, verifications, error, gone, last,
                            pin_version=tag.removeprefix("v")))
     return pages

@@ -20,13 +20,21 @@
  *    Python-syntax patterns (ours and the index's) go through pyRegex, which rewrites them.
  *  - str.split(), str.strip(), find(sub, start, end), rfind, round(x, 3) (half-even on
  *    the binary value), stable sorts of tuples and html.unescape are ported as functions.
+ *
+ * The page stays responsive whatever is pasted: the matcher is built, and every paste
+ * looked up, in a Web Worker running this same file (see "the worker" below). The page
+ * fetches the index (so the fetch is the page's, and lazy) and hands its text over; the
+ * worker asks the page for the HTML entities a paste names, as only a document can read
+ * them (DOMParser). Where a worker cannot start, the page runs the matcher itself.
  */
 (function () {
   "use strict";
 
   // --- where the site is ----------------------------------------------------------------
 
+  const IN_WORKER = typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope;
   const SCRIPT_URL = (function () {
+    if (IN_WORKER) return self.location.href;
     if (typeof document === "undefined") return "";
     if (document.currentScript && document.currentScript.src) return document.currentScript.src;
     const scripts = document.getElementsByTagName("script");
@@ -479,6 +487,39 @@
     return text;
   }
 
+  /** What the browser is asked to decode for a named reference (decodeEntity), or "". */
+  function entityName(ref) {
+    // Entity names are ASCII letters and digits (and a final ";"): the longest prefix
+    // of the reference that names one is replaced, exactly what the browser does too.
+    const run = /^[A-Za-z0-9]*/.exec(ref)[0];
+    return ref === run + ";" ? ref : run;
+  }
+
+  /** The entity names that cleaning this text (after ANSI and control characters are gone) decodes, not known yet. */
+  function entityNamesIn(text) {
+    if (!text.includes("&")) return [];
+    const names = new Set();
+    for (const match of text.matchAll(CHARREF)) {
+      if (match[1][0] === "#") continue;
+      const name = entityName(match[1]);
+      if (name && !entityCache.has(name)) names.add(name);
+    }
+    return Array.from(names);
+  }
+
+  /** decodeEntity of many names, with one inert document for them all (for the worker). */
+  function decodeEntities(names) {
+    const missing = names.filter((name) => !entityCache.has(name));
+    if (missing.length > 1 && typeof DOMParser !== "undefined") {
+      // Names are letters and digits (and a final ";"): they hold no markup. Each one is
+      // read alone in its own element, as decodeEntity reads it at the end of a body.
+      const markup = "<!DOCTYPE html><body>" + missing.map((name) => "<b>&" + name + "</b>").join("");
+      const found = new DOMParser().parseFromString(markup, "text/html").body.children;
+      if (found.length === missing.length) missing.forEach((name, i) => entityCache.set(name, found[i].textContent));
+    }
+    return names.map(decodeEntity);
+  }
+
   function replaceCharref(whole, ref) {
     if (ref[0] === "#") {
       const hex = ref[1] === "x" || ref[1] === "X";
@@ -489,10 +530,7 @@
       if (invalidCodepoint(num)) return "";
       return num > 0xffff ? slotFor(num) : String.fromCharCode(num);
     }
-    // Entity names are ASCII letters and digits (and a final ";"): the longest prefix
-    // of the reference that names one is replaced, exactly what the browser does too.
-    const run = /^[A-Za-z0-9]*/.exec(ref)[0];
-    const name = ref === run + ";" ? ref : run;
+    const name = entityName(ref);
     const decoded = name ? toSlots(decodeEntity(name)) : "&";
     return decoded + ref.slice(name.length);
   }
@@ -571,6 +609,16 @@
 
   function squashText(text, rules) {
     return fold(text, rules).replace(rules.dropRun, "");
+  }
+
+  /** Whether squashText(text.slice(start, end)) is longer than size, read only as far as needed to tell. */
+  function squashesLonger(text, start, end, size, rules) {
+    let kept = 0;
+    for (let i = start; i < end; i++) {
+      // a kept character stays at least one (lower case never drops one)
+      if (!rules.dropped.test(text[i]) && ++kept > size) return true;
+    }
+    return false;
   }
 
   // --- templates ---------------------------------------------------------------------------------
@@ -672,6 +720,8 @@
       chatter: pyRegex(patterns.chatter),
       chatterKeep: pyRegex(patterns.chatter_keep),
       dropRun: pyRegex(patterns.drop_run, "", "g"),
+      // one character that squashing drops: a quote, or one of drop_run's
+      dropped: pyRegex("^(?:" + charClass(rules.quotes) + "|" + patterns.drop_run + ")$"),
       // generator/lookup/match.py
       gram: rules.gram,
       chunkWords: rules.chunk_words,
@@ -881,10 +931,20 @@
     // --- cleaning (the parts that depend on the index's rules) ---
 
     cleanPaste(text) {
+      return this.cleanRest(this.cleanStart(text));
+    }
+
+    /** clean_paste up to the HTML entities: the paste's end, in slot form, without ANSI or control characters. */
+    cleanStart(text) {
       const rules = this.rules;
       text = toSlots(lastCodePoints(text, rules.maxTextChars));
       text = text.replace(rules.ansi, "");
-      text = text.replace(rules.control, "");
+      return text.replace(rules.control, "");
+    }
+
+    /** The rest of clean_paste, from the HTML entities on. */
+    cleanRest(text) {
+      const rules = this.rules;
       if (text.includes("&")) text = htmlUnescape(text);
       for (let round = 0; round < rules.unescapeRounds; round++) {
         if (!text.includes("\\")) break;
@@ -944,10 +1004,14 @@
     // --- querying ---
 
     lookup(text, top) {
-      if (top === undefined) top = 5;
       resetSlots();
+      return this.lookupCleaned(this.cleanPaste(String(text)), top);
+    }
+
+    /** lookup() of a paste already cleaned (cleanPaste), in slot form. */
+    lookupCleaned(cleaned, top) {
+      if (top === undefined) top = 5;
       const rules = this.rules;
-      const cleaned = this.cleanPaste(String(text));
       const [flat, origin] = squash(cleaned, rules);
       if (!flat) return { matches: [], not_vllm: null };
       const last = this.lastException(cleaned);
@@ -1072,9 +1136,11 @@
         // a short message alone is only trusted as a whole line of the paste
         const at = origin.get(begin);
         const lineStart = pyRfind(cleaned, "\n", 0, at) + 1;
-        const lineEnd = cleaned.indexOf("\n", at);
-        const line = cleaned.slice(lineStart, lineEnd !== -1 ? lineEnd : cleaned.length);
-        if (squashText(line, rules) !== chunks.join("")) return null;
+        let lineEnd = cleaned.indexOf("\n", at);
+        if (lineEnd === -1) lineEnd = cleaned.length;
+        // more on the line than the message (told without squashing a long line whole)
+        if (squashesLonger(cleaned, lineStart, lineEnd, entry.literal, rules)) return null;
+        if (squashText(cleaned.slice(lineStart, lineEnd), rules) !== chunks.join("")) return null;
       }
       if (matched < 2 * missing || (matched < entry.literal / 2 && !truncated)) return null;
       const inLast = last !== null && origin.get(begin) >= last[0];
@@ -1156,7 +1222,134 @@
     return 0;
   }
 
+  // --- the worker -----------------------------------------------------------------------------
+  //
+  // In a worker, this file answers the page's messages: {kind: "index", text} builds the
+  // matcher; {kind: "lookup", text, top} and {kind: "clean", text} answer {id, result} (or
+  // {id, error}). A paste that names HTML entities first asks the page for them ({id, need}),
+  // which answers {kind: "entities", id, names, texts}. One message is handled at a time:
+  // the slots of a paste are its own until the answer is sent.
+
+  if (IN_WORKER) {
+    let matcher = null;
+    let queue = Promise.resolve();
+    const asked = new Map(); // message id -> resolve, while the page decodes its entities
+
+    const handle = async (message) => {
+      if (message.kind === "index") {
+        matcher = new Matcher(JSON.parse(message.text));
+        return true;
+      }
+      if (matcher === null) throw new Error("the lookup index is not loaded");
+      resetSlots();
+      const start = matcher.cleanStart(String(message.text));
+      const names = entityNamesIn(start);
+      if (names.length) {
+        await new Promise((resolve) => {
+          asked.set(message.id, resolve);
+          self.postMessage({ id: message.id, need: names });
+        });
+      }
+      const cleaned = matcher.cleanRest(start);
+      return message.kind === "clean" ? fromSlots(cleaned) : matcher.lookupCleaned(cleaned, message.top);
+    };
+
+    self.onmessage = (event) => {
+      const message = event.data;
+      if (message.kind === "entities") {
+        message.names.forEach((name, i) => entityCache.set(name, message.texts[i]));
+        const resolve = asked.get(message.id);
+        asked.delete(message.id);
+        if (resolve) resolve();
+        return;
+      }
+      queue = queue
+        .then(() => handle(message))
+        .then(
+          (result) => self.postMessage({ id: message.id, result }),
+          (error) => self.postMessage({ id: message.id, error: String((error && error.message) || error) }),
+        );
+    };
+  }
+
   // --- loading ------------------------------------------------------------------------------------
+
+  /** The matcher run in the page itself, where no worker can start. */
+  function pageBackend(text) {
+    const matcher = new Matcher(JSON.parse(text));
+    return {
+      lookup: (paste, top) => Promise.resolve(matcher.lookup(paste, top)),
+      clean(paste) {
+        resetSlots();
+        return Promise.resolve(fromSlots(matcher.cleanPaste(String(paste))));
+      },
+    };
+  }
+
+  /** The matcher in a worker running this file; rejects when the worker cannot start. */
+  function workerBackend(text) {
+    return new Promise((resolve, reject) => {
+      if (typeof Worker === "undefined" || !SCRIPT_URL) {
+        reject(new Error("no Web Worker here"));
+        return;
+      }
+      let worker;
+      try {
+        worker = new Worker(SCRIPT_URL);
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      const pending = new Map();
+      let next = 0;
+      let broken = null;
+      let started = false;
+      const call = (kind, fields) =>
+        new Promise((done, fail) => {
+          if (broken) {
+            fail(broken);
+            return;
+          }
+          const id = ++next;
+          pending.set(id, [done, fail]);
+          worker.postMessage(Object.assign({ id, kind }, fields));
+        });
+      worker.onmessage = (event) => {
+        const message = event.data;
+        if (message.need) {
+          worker.postMessage({ kind: "entities", id: message.id, names: message.need, texts: decodeEntities(message.need) });
+          return;
+        }
+        const waiting = pending.get(message.id);
+        if (!waiting) return;
+        pending.delete(message.id);
+        if (message.error !== undefined) waiting[1](new Error(message.error));
+        else waiting[0](message.result);
+      };
+      worker.onerror = (event) => {
+        if (event && event.preventDefault) event.preventDefault();
+        broken = new Error("the lookup worker failed" + (event && event.message ? ": " + event.message : ""));
+        for (const [, waiting] of pending) waiting[1](broken);
+        pending.clear();
+        worker.terminate();
+        if (started) loading = null; // it worked before: the next lookup starts it again
+        reject(broken);
+      };
+      call("index", { text }).then(
+        () => {
+          started = true;
+          resolve({
+            lookup: (paste, top) => call("lookup", { text: String(paste), top }),
+            clean: (paste) => call("clean", { text: String(paste) }),
+          });
+        },
+        (error) => {
+          worker.terminate(); // not an index it could read: the page tries, and says why
+          reject(error);
+        },
+      );
+    });
+  }
 
   let loading = null;
 
@@ -1165,9 +1358,9 @@
       loading = fetch(INDEX_URL, { credentials: "same-origin" })
         .then((response) => {
           if (!response.ok) throw new Error("HTTP " + response.status + " for " + INDEX_URL);
-          return response.json();
+          return response.text();
         })
-        .then((index) => new Matcher(index));
+        .then((text) => workerBackend(text).catch(() => pageBackend(text)));
       loading.catch(() => {
         loading = null; // a later try fetches it again
       });
@@ -1176,20 +1369,17 @@
   }
 
   const api = {
-    /** Resolves to the matcher once the index is loaded (fetched on first use). */
+    /** Resolves to true once the index is loaded and the matcher built (fetched on first use). */
     get ready() {
       return load().then(() => true);
     },
     /** The best matches for a paste, and where it comes from when that is not vLLM. */
     lookup(text, top) {
-      return load().then((matcher) => matcher.lookup(text, top === undefined ? 5 : top));
+      return load().then((backend) => backend.lookup(text, top === undefined ? 5 : top));
     },
     /** The cleaned paste (clean_paste), for tests. */
     _clean(text) {
-      return load().then((matcher) => {
-        resetSlots();
-        return fromSlots(matcher.cleanPaste(String(text)));
-      });
+      return load().then((backend) => backend.clean(text));
     },
     /** Spans (in code points) of a Python-syntax pattern's matches, as re.finditer gives them; for tests. */
     _spans(source, flags, text) {
@@ -1298,7 +1488,7 @@
     paste.addEventListener("focus", () => load().catch(() => {}), { once: true });
   }
 
-  if (typeof document !== "undefined") {
+  if (!IN_WORKER && typeof document !== "undefined") {
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setUp);
     else setUp();
     // mkdocs-material's instant navigation swaps pages without loading scripts again
