@@ -19,9 +19,10 @@ is written: error pages in the same process pool, right after their conversion, 
 pages (home, lists, releases, JSON API) in ``on_page_content``. Only the tags and attributes
 that our templates and the Markdown extensions of ``mkdocs.yml`` produce are kept (``ALLOWED_*``
 below): no event handler, no ``style``, and URLs (``href``, ``src``) only of the schemes
-http, https and mailto, or relative (within the site). So no text that got past the filters of ``render.py`` runs anything. Titles of the table of
-contents and of the page (front matter) are the theme's to show, as HTML: their text is
-escaped again here. The theme's own scripts (and ``extra_javascript``) are outside the content.
+http, https and mailto, or relative (within the site). So no text that got past the filters
+of ``render.py`` runs anything. Titles of the table of contents and of the page (front
+matter) are the theme's to show, as HTML: their text is escaped again here. The theme's own
+scripts (and ``extra_javascript``) are outside the content.
 """
 
 from __future__ import annotations
