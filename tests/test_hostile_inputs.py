@@ -116,9 +116,13 @@ def test_an_alias_and_a_merge_key_are_problems_at_their_line_and_column(tmp_path
 def test_nesting_deeper_than_the_limit_stops_at_once(tmp_path):
     """100,000 open brackets (200 KB): libyaml's own composer overflows the C stack on these."""
     (tmp_path / "deep.yaml").write_text(SCHEMA_LINE + "\nids: " + "[" * 100_000 + "]" * 100_000 + "\n")
-    problems = entry_problems(tmp_path)
-    assert problems == [f"deep.yaml:2:{6 + MAX_DEPTH - 1}: the entry nests deeper than {MAX_DEPTH} levels: an entry "
-                        "is a few levels of mappings and lists; flatten it"]
+    (problem,) = entry_problems(tmp_path)
+    # Ours at the 33rd level; PyYAML 6.0.4 and later refuse deep flow nesting in their scanner
+    # themselves, which may come first (their tokens are read ahead of the events).
+    assert problem in (f"deep.yaml:2:{6 + MAX_DEPTH - 1}: the entry nests deeper than {MAX_DEPTH} levels: an entry "
+                       "is a few levels of mappings and lists; flatten it",
+                       "deep.yaml:2:1005: YAML syntax error: while increasing flow level exceeded maximum nesting depth; "
+                       "fix the YAML (quote a value that holds `: ` or starts with a special character)"), problem
 
 
 def test_an_entry_over_1_mib_is_not_read(tmp_path):
