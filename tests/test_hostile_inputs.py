@@ -136,6 +136,7 @@ def test_an_entry_over_1_mib_is_not_read(tmp_path):
     assert not any(p.startswith("limit.yaml:1:1: the entry is") for p in problems)  # exactly the limit is read
 
 
+@pytest.mark.slow  # seconds: kept out of the quick subset
 def test_a_megabyte_of_problems_is_checked_in_bounded_time(tmp_path):
     """50,000 ids (some read as numbers: jsonschema's uniqueItems compared every pair, minutes)
     and 100,000 unknown keys (each one compared with the known ones): the first problems are
@@ -222,6 +223,7 @@ def _other_tables(data: bytes) -> bytes:
     return b""  # filled below: a real SQLite database with another table "analysis"
 
 
+@pytest.mark.slow  # seconds: kept out of the quick subset
 @pytest.mark.parametrize("damage", [_garbage, _truncated, _other_tables], ids=["garbage", "truncated", "other tables"])
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_damaged_analysis_cache_is_rebuilt_with_one_warning(tmp_path, damage, workers):
@@ -443,6 +445,7 @@ def test_swapping_without_an_exchange_still_replaces_the_site(tmp_path, monkeypa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
+@pytest.mark.slow  # seconds: kept out of the quick subset
 def test_two_builds_racing_on_one_out_never_leave_it_missing(tmp_path):
     out = tmp_path / "public" / "site"
     out.parent.mkdir()
@@ -459,6 +462,7 @@ def test_two_builds_racing_on_one_out_never_leave_it_missing(tmp_path):
     assert sorted(p.name for p in out.parent.iterdir()) == ["site", "stop-polling"]  # no temporary folder, no lock file
 
 
+@pytest.mark.slow  # seconds: kept out of the quick subset
 def test_a_build_waits_for_the_lock(tmp_path):
     from generator.site.build import output_lock
 
@@ -474,6 +478,7 @@ def test_a_build_waits_for_the_lock(tmp_path):
     assert not (tmp_path / ".site.lock").exists()
 
 
+@pytest.mark.slow  # seconds: kept out of the quick subset
 def test_a_killed_build_is_swept_by_the_next(tmp_path):
     out = tmp_path / "site"
     killed = start_build(out)
@@ -550,12 +555,14 @@ print("done")
 """
 
 
+@pytest.mark.slow  # seconds: kept out of the quick subset
 def test_the_pathological_pastes_finish_in_python():
     """A hang guard (the timings are bench/lookup.py's): each paste cleaned and matched."""
     done = run_python(PATHOLOGICAL)
     assert done.returncode == 0 and done.stdout.decode().strip() == "done", done.stderr.decode()[-2000:]
 
 
+@pytest.mark.slow  # seconds: kept out of the quick subset
 def test_50_mb_of_random_bytes_finish_on_the_command_line(tmp_path):
     repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": "raise ValueError('boom')\n"}})
     paste = random.Random(20251201).randbytes(50 * 1024 * 1024)

@@ -283,6 +283,7 @@ def test_an_env_a_case_may_not_set_is_refused(sandboxed):
 # --------------------------------------------------------------------------------- processes
 
 
+@pytest.mark.slow  # seconds: kept out of the quick subset
 def test_a_fork_bomb_is_bounded_and_killed(sandboxed, world):
     uid = 65534 if os.geteuid() == 0 else None
     before = set(processes(uid=uid)) if uid is not None else set()
@@ -454,6 +455,7 @@ def test_the_fallback_still_hides_the_environment(fallback):
     assert lines(run, "FOUND") == ["[]"], run.log_tail
 
 
+@pytest.mark.slow  # seconds: kept out of the quick subset
 def test_the_fallback_still_kills_every_descendant(fallback):
     run = fallback.run(case("import subprocess, time\nsubprocess.Popen(['setsid', 'sleep', '31417'])\ntime.sleep(0.5)"))
     assert run.leaked == ["sleep"] and processes("31417") == []
