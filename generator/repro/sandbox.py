@@ -49,6 +49,7 @@ from pathlib import Path
 
 from generator.errors import InputError
 from generator.repro.cases import MAX_TIMEOUT_S
+from generator.repro.child import _remove  # stdlib only: one rule for removing a case's folder
 
 CHILD = Path(__file__).resolve().parent / "child.py"
 MODES = ("auto", "bwrap", "rlimits")
@@ -377,14 +378,5 @@ class Sandbox:
 
 
 def _remove_tree(folder: Path) -> None:
-    """Remove a sandbox's folder, read-only copies of models/ included."""
-    def writable(function, name, _):
-        try:
-            os.chmod(os.path.dirname(name), 0o700)
-            os.chmod(name, 0o700)
-            function(name)
-        except OSError:
-            pass
-
-    if folder.exists():
-        shutil.rmtree(folder, onerror=writable)
+    """Remove a sandbox's folder, read-only copies of models/ included (the child's own rule)."""
+    _remove(str(folder))
