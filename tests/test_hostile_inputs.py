@@ -154,6 +154,26 @@ def test_a_megabyte_of_problems_is_checked_in_bounded_time(tmp_path):
         assert sum(f"more problems than these {MAX_SCHEMA_PROBLEMS}: fix these, and run the check again" in p for p in mine) == 1
 
 
+@pytest.mark.slow  # seconds: kept out of the quick subset
+def test_fifty_thousand_unknown_ids_are_checked_against_the_catalog_in_bounded_time(tmp_path):
+    """The "did you mean" guess is the same for every unknown id of an entry: one search of
+    the catalog per entry, not one per id (50,000 ids against 20,000 templates took minutes)."""
+    (tmp_path / "ids.yaml").write_text(SCHEMA_LINE + "\ntitle: x\nsummary: cache blocks\nids: ["
+                                       + ", ".join(f"'{i:016x}'" for i in range(50_000)) + "]\n")
+    code = ("import json, sys; from pathlib import Path; from generator.entries.load import load_entries\n"
+            "from generator.entries.check import check_entries\n"
+            f"entries, _ = load_entries(Path({str(tmp_path)!r}), Path({str(tmp_path)!r}))\n"
+            "catalog = [{'id': f'{i:016x}'.replace('0', 'f', 1), 'template': f'message {i} about cache blocks {{n}}'}"
+            " for i in range(20_000)]\n"
+            "problems = check_entries(entries, catalog, set(), 'v1')\n"
+            "sys.stdout.write(json.dumps([str(p) for p in problems]))\n")
+    done = run_python(code)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-3000:]
+    problems = json.loads(done.stdout)
+    assert len(problems) == 50_000
+    assert problems[0].startswith("ids.yaml:") and "is not raised at v1; did you mean f" in problems[0]
+
+
 def test_a_link_to_dev_zero_and_a_pipe_are_problems_not_hangs(tmp_path):
     os.symlink("/dev/zero", tmp_path / "zero.yaml")
     os.symlink(tmp_path / "elsewhere.yaml", tmp_path / "link.yaml")

@@ -166,6 +166,33 @@ def test_without_bwrap_the_run_says_so_and_auto_falls_back(monkeypatch, tmp_path
         sandbox.close()
 
 
+def test_the_folder_of_a_killed_run_is_swept_and_a_live_one_kept(tmp_path):
+    """SIGKILL runs no finalizer: the next sandbox removes what a killed ``errorkb verify``
+    left in the temporary folder, and leaves a running one's folder alone."""
+    import signal
+    import subprocess
+
+    from generator.repro.sandbox import sweep_sandboxes
+
+    script = ("import sys, time; from generator.repro.sandbox import Sandbox; "
+              "s = Sandbox(sys.executable, mode='rlimits'); print(s.dir, flush=True); time.sleep(60)")
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    owners = [subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+              for _ in range(2)]
+    killed, live = (Path(p.stdout.readline().strip()) for p in owners)
+    try:
+        assert killed.is_dir() and live.is_dir()
+        owners[0].send_signal(signal.SIGKILL)
+        owners[0].wait()
+        assert killed.is_dir()  # nothing removed it
+        assert sweep_sandboxes(tmp_path) == [killed]
+        assert not killed.exists() and live.is_dir()
+    finally:
+        owners[1].kill()
+        owners[1].wait()
+    assert sweep_sandboxes(tmp_path) == [live]
+
+
 def test_the_limits_agree_with_the_entry_schema():
     schema = json.loads((ROOT / "generator" / "schemas" / "entry.schema.json").read_text())
     properties = schema["$defs"]["case"]["properties"]

@@ -231,11 +231,24 @@ def test_the_page_shows_each_reproduction_with_its_badge(site_input, tmp_path):
     assert badges[:2] == [("passed", "Error and fix reproduced on CPU · vLLM 1.0 · 2026-11-30"),
                           ("pending", "Not yet run on a GPU")]
     assert "Needs an NVIDIA GPU, at least 24 GiB of GPU memory." in html
+    assert "Isolation: bwrap (new namespaces, no network)." in html
     data = json.loads((tmp_path / "site" / "api" / "errors" / "0123456789abcdef.json").read_text())
     assert data["verified"] == RECORD
     assert [r["badge"]["state"] for r in data["reproductions"]] == ["passed", "pending"]
     index = json.loads((tmp_path / "site" / "api" / "errors" / "index.json").read_text())
     assert {e["id"]: e["verified"] for e in index["errors"]} == {"0123456789abcdef": True, "fedcba9876543210": False}
+
+
+def test_the_api_carries_only_the_runs_a_page_may_show(site_input, tmp_path):
+    """A run recorded for a case that has since changed (a stale hash) is in neither the page nor
+    the API's ``verified``; the CUDA pair, never run, shows as pending."""
+    stale = json.loads(json.dumps(RECORD))
+    stale["runs"]["cuda-1"] = dict(stale["runs"]["cpu-0"], tier="cuda", pair=1, key="cuda-1")
+    site_input.verifications = {"hostile": stale}
+    build_site(ROOT / "mkdocs.yml", site_input, tmp_path / "site")
+    data = json.loads((tmp_path / "site" / "api" / "errors" / "0123456789abcdef.json").read_text())
+    assert data["verified"] == RECORD
+    assert [r["badge"]["state"] for r in data["reproductions"]] == ["passed", "pending"]
 
 
 # --- the real thing: v0.33.0 from the corpus, with the repository's entries ------------------

@@ -35,6 +35,7 @@ to run without it) or ``rlimits``. ``ERRORKB_SANDBOX`` sets the default.
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import json
 import os
@@ -211,8 +212,10 @@ class Sandbox:
         self.root = os.geteuid() == 0
         self.drop_to = list(NOBODY) if self.root else None
         self.why_root = ""
-        self.dir = Path(tempfile.mkdtemp(prefix="errorkb-sandbox-"))
-        self._finalizer = weakref.finalize(self, _remove_tree, self.dir)  # removed even if nobody calls close
+        sweep_sandboxes()
+        self.dir = Path(tempfile.mkdtemp(prefix=SANDBOX_PREFIX))
+        owner = _hold_owner_lock(self.dir)
+        self._finalizer = weakref.finalize(self, _remove_tree, self.dir, owner)  # removed even if nobody calls close
         try:
             self._write_models(models or {})
             self.why_not_bwrap: str | None = None
@@ -377,6 +380,46 @@ class Sandbox:
         self._finalizer()
 
 
-def _remove_tree(folder: Path) -> None:
-    """Remove a sandbox's folder, read-only copies of models/ included (the child's own rule)."""
+def _remove_tree(folder: Path, owner: int) -> None:
+    """Remove a sandbox's folder, read-only copies of models/ included (the child's own rule),
+    then let go of its owner lock."""
     _remove(str(folder))
+    os.close(owner)
+
+
+SANDBOX_PREFIX = "errorkb-sandbox-"
+OWNER_LOCK = ".owner.lock"
+
+
+def _hold_owner_lock(folder: Path) -> int:
+    """Take the lock that says ``folder`` is in use, held (by an open descriptor that no
+    child inherits) until the sandbox closes or its process dies, however it dies."""
+    fd = os.open(folder / OWNER_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def sweep_sandboxes(parent: Path | None = None) -> list[Path]:
+    """Remove the folders of sandboxes whose process was killed (SIGKILL runs no finalizer):
+    those under the temporary folder whose owner lock nobody holds. A sandbox in use by
+    another ``errorkb verify`` holds its lock and is left alone."""
+    parent = Path(parent or tempfile.gettempdir())
+    swept = []
+    for folder in sorted(parent.glob(glob.escape(SANDBOX_PREFIX) + "*")):
+        if folder.is_symlink() or not folder.is_dir() or folder.stat().st_uid != os.geteuid():
+            continue  # not one of ours
+        try:
+            fd = os.open(folder / OWNER_LOCK, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            continue  # being created right now (the lock comes just after the folder), or not ours
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # held: a live sandbox
+        _remove(str(folder))
+        os.close(fd)
+        swept.append(folder)
+    return swept

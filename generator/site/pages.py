@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from generator.lookup.match import error_title
 from generator.text import error_path
-from generator.repro.cases import reproduction_views, reproductions
+from generator.repro.cases import reproduction_views, reproductions, trusted_record
 from generator.vllm.flags import flags_involved
 from generator.site.render import code
 
@@ -156,6 +156,7 @@ def _page(
 ) -> ErrorPage:
     """The page of one error; ``gone`` says how it was raised before when the pin no longer does."""
     has_message = error.get("has_message", True)
+    entry_repros = reproductions(entry.slug, entry.path, entry.reproduce) if entry else []
     meaning = generated_meaning(error["exception"], error["kind"], sites, has_message) if not gone else gone
     return ErrorPage(
         id=error["id"],
@@ -170,9 +171,10 @@ def _page(
         flags=flags_involved(error["template"], sites, engine_args),
         versions=known["versions"],
         entry=entry,
-        verification=(verifications or {}).get(entry.slug) if entry else None,
-        reproductions=reproduction_views(reproductions(entry.slug, entry.path, entry.reproduce),
-                                         (verifications or {}).get(entry.slug), pin_version) if entry else [],
+        # Only the runs that validate against the schema and the entry's current cases
+        # reach a page or the API: a hand-edited or stale record shows nothing.
+        verification=trusted_record(entry_repros, (verifications or {}).get(entry.slug)) if entry else None,
+        reproductions=reproduction_views(entry_repros, (verifications or {}).get(entry.slug), pin_version) if entry else [],
         related=[i for i in entry.ids if i != error["id"]] if entry else [],
         ranges=known["ranges"],
         replaces=known.get("replaces", []),
