@@ -69,7 +69,7 @@ def load_config(path: Path | None = None) -> Config:
     return Config(
         root=root,
         project=pin.get("project", "vllm"),
-        source=pin.get("source", "pypi:vllm==0.33.0"),
+        source=pin.get("source", "pypi:vllm"),
         rev=pin.get("rev", "v0.33.0"),
         cache_dir=cache_dir,
         site_url=site.get("url", ""),

@@ -25,6 +25,30 @@ def shorten(text: str, width: int) -> str:
     return cut.rstrip(CUT_TRAILING) + ELLIPSIS
 
 
+def readable_message(template: str) -> str:
+    """A public template (``scan.templates.render``) as a person reads it: each
+    placeholder shown as ``…``, doubled braces as one."""
+    out, i = [], 0
+    while i < len(template):
+        pair = template[i:i + 2]
+        if pair in ("{{", "}}"):
+            out.append(pair[0])
+            i += 2
+        elif template[i] == "{":
+            depth, j = 0, i
+            while j < len(template):
+                depth += {"{": 1, "}": -1}.get(template[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            out.append(ELLIPSIS.strip())
+            i = j + 1
+        else:
+            out.append(template[i])
+            i += 1
+    return "".join(out)
+
+
 def fence(text: str, lang: str = "") -> str:
     """A fenced code block that no backtick run inside ``text`` can close."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)

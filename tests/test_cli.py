@@ -74,7 +74,19 @@ def test_repository_config_pins_vllm_0_33_0_from_pypi():
     from generator.config import load_config
 
     config = load_config(ROOT / "errorkb.toml")
-    assert (config.source, config.rev) == ("pypi:vllm==0.33.0", "v0.33.0")
+    assert (config.source, config.rev) == ("pypi:vllm", "v0.33.0")
+    assert config.releases[-1] == config.rev  # the pin is the newest [history] release
+
+
+def test_a_source_naming_one_pypi_release_reads_the_others_by_their_tag():
+    """`--source pypi:vllm==0.33.0` with [history]: each older release is read from pypi:vllm
+    (the mismatch a fresh clone met: "revision 'v0.4.1' is not release 0.33.0")."""
+    from generator.cli.common import source_for
+
+    assert source_for("pypi:vllm==0.33.0", "v0.33.0") == "pypi:vllm==0.33.0"
+    assert source_for("pypi:vllm==0.33.0", "v0.4.1") == "pypi:vllm"
+    assert source_for("pypi:vllm", "v0.4.1") == "pypi:vllm"
+    assert source_for("../corpus.bundle", "v0.4.1") == "../corpus.bundle"
 
 
 def test_console_script_is_installed():

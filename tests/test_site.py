@@ -313,3 +313,17 @@ def test_build_command(tmp_path):
     assert result.returncode == 0, result.stderr
     index = json.loads((out / "api" / "errors" / "index.json").read_text())
     assert [e["template"] for e in index["errors"]] == ["boom"]
+
+
+def test_titles_a_person_can_read():
+    """A curated page is titled by its entry; an automatic one by its message with the
+    placeholders as `…`; an error raised without a message by where it is raised."""
+    from generator.lookup.match import error_title
+
+    template = "max_num_seqs ({self.max_num_seqs}) exceeds available Mamba cache blocks ({num_blocks}) in {{config}}"
+    assert error_title("ValueError", template) == "ValueError: max_num_seqs (…) exceeds available Mamba cache blocks (…) in {config}"
+    assert error_title("ValueError", template, curated="  Too many\nsequences ") == "Too many sequences"
+    assert error_title("NotImplementedError", "", False, function="EngineCoreClient.profile") == \
+        "NotImplementedError in EngineCoreClient.profile"
+    assert error_title("ValueError", "{msg}", function="check") == "ValueError in check"
+    assert error_title("ValueError", "", False, function="<module>") == "ValueError"

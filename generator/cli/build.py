@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from generator.cli.common import add_source_options, history_revs, load_entries_or_fail, scan_catalogs, workers
+from generator.cli.common import add_source_options, history_revs, load_entries_or_fail, progress_of, scan_catalogs, workers
 from generator.config import Config
 from generator.errors import InputError
 
@@ -20,13 +20,17 @@ def add_parser(commands) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
-    from generator.repro.records import load_records
-    from generator.site.build import SiteInput, build_site
+    build(config, args, site_input(config, args), args.out or config.root / "site")
+    return 0
+
+
+def site_input(config: Config, args: argparse.Namespace):
+    """What the site is built from: the entries, the releases scanned, the pin's flags and
+    the records (``args.site_rev``: the pin's tag, for the summary line)."""
+    from generator.site.build import SiteInput
     from generator.site.pages import Flag
     from generator.vllm.engine_args import engine_args_at
 
-    out = args.out or config.root / "site"
-    count = workers(args)
     entries = load_entries_or_fail(config.root / "errors", config.root)
     revs, pin = history_revs(config, args)
     if config.releases and not args.pin_only and pin is None:
@@ -37,12 +41,31 @@ def run(config: Config, args: argparse.Namespace) -> int:
         a.name: Flag(name=a.name, flag=a.flag, type=a.type, default=a.default, help=a.help)
         for a in engine_args_at(revision)
     }
-    site = SiteInput(
+    args.site_rev, args.site_older = revision.rev, (len(revs) - 1 if pin is not None else 0)
+    return SiteInput(
         catalog=catalog.to_json(), entries=entries, engine_args=engine_args,
         issues_url=config.issues_url, releases=[c.to_json() for _, c in scanned] if pin is not None else None,
-        verifications=load_records(config.root / "errors" / "verifications"), workers=count,
+        verifications=load_records(config.root / "errors" / "verifications"), workers=workers(args),
     )
-    pages = build_site(config.root / "mkdocs.yml", site, out)
+
+
+def build(config: Config, args: argparse.Namespace, site, out: Path) -> list:
+    """Build ``site`` into ``out``, with progress and a summary on stderr."""
+    from generator.site.build import build_site
+
+    progress = progress_of(args)
+    pages = build_site(config.root / "mkdocs.yml", site, out, progress.step)
     curated = sum(p.curated for p in pages)
-    print(f"{out}: {len(pages)} error pages ({curated} curated) for {revision.rev}", file=sys.stderr)
-    return 0
+    older = f" and {args.site_older} older releases" if args.site_older else ""
+    print(f"{out}: {len(pages)} error pages ({curated} curated) for {args.site_rev}{older}, built in {progress.elapsed()}",
+          file=sys.stderr)
+    if args.command == "build":
+        serve = "errorkb serve" + ("" if args.out is None else f" --out {args.out}")
+        progress.say(f"preview it with `{serve}` (http://127.0.0.1:8000/), or open {out / 'index.html'}")
+    return pages
+
+
+def load_records(folder: Path) -> dict:
+    from generator.repro.records import load_records as load
+
+    return load(folder)

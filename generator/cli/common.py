@@ -1,5 +1,5 @@
 """What several commands share: the source options, scanning the releases they name,
-reading a paste, loading the entries, and a progress line."""
+reading a paste, loading the entries, and the command's progress."""
 
 from __future__ import annotations
 
@@ -29,28 +29,31 @@ def workers(args: argparse.Namespace) -> int:
     return args.workers or os.cpu_count() or 1
 
 
-def progress_bar(label: str):
-    """A progress line on a terminal; nothing when stderr is not one (CI logs)."""
-    if not sys.stderr.isatty():
-        return None
+def progress_of(args: argparse.Namespace):
+    """The command's ``Progress`` (``--quiet`` honoured); a silent one when the command has none."""
+    from generator.cli.progress import Progress
 
-    def show(done: int, total: int) -> None:
-        width = 30
-        filled = width * done // max(total, 1)
-        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show
+    found = getattr(args, "progress", None)
+    return found if found is not None else Progress(silent=True)
 
 
-def open_revision(config: Config, args: argparse.Namespace, rev: str | None = None):
+def source_for(spec: str, rev: str) -> str:
+    """The source to read ``rev`` from: ``pypi:NAME==X.Y.Z`` names one release, so another
+    release (a [history] one) is read from ``pypi:NAME``, its version taken from ``rev``."""
+    if spec.startswith("pypi:") and "==" in spec and spec.partition("==")[2] != rev.removeprefix("v"):
+        return spec.partition("==")[0]
+    return spec
+
+
+def open_revision(config: Config, args: argparse.Namespace, rev: str | None = None, progress=None):
     """(revision, cache folder) of ``rev``, else --rev, else the pin."""
     from generator.scan.sources import resolve
 
     cache_dir = args.cache_dir or config.cache_dir
-    return resolve(args.source or config.source, rev or args.rev or config.rev, cache_dir), cache_dir
+    spec = args.source or config.source
+    if rev is not None:
+        spec = source_for(spec, rev)
+    return resolve(spec, rev or args.rev or config.rev, cache_dir, progress), cache_dir
 
 
 def scan_catalogs(config: Config, args: argparse.Namespace, revs: list[str | None]) -> list:
@@ -59,11 +62,15 @@ def scan_catalogs(config: Config, args: argparse.Namespace, revs: list[str | Non
     from generator.scan.catalog import scan_revisions
 
     count = workers(args)
-    resolved = [open_revision(config, args, rev) for rev in revs]
+    progress = progress_of(args)
+    resolved = []
+    for rev in revs:
+        name = rev or args.rev or config.rev
+        resolved.append(open_revision(config, args, rev, progress.step(f"fetching {name}'s Python files", "B", scale=True)))
     revisions = [revision for revision, _ in resolved]
     label = f"scanning {revisions[0].rev}" if len(revs) == 1 else f"scanning {len(revs)} releases"
     with BlobCache(resolved[0][1] / "analysis.sqlite") as cache:
-        catalogs = scan_revisions(config.project, revisions, cache, count, progress_bar(label))
+        catalogs = scan_revisions(config.project, revisions, cache, count, progress.step(label, "files"))
     return list(zip(revisions, catalogs))
 
 

@@ -11,11 +11,12 @@ import argparse
 import os
 import sys
 
-from generator.cli import build, check, drift, lookup, memory, new, scan, verify
+from generator.cli import build, check, drift, lookup, memory, new, scan, serve, verify
+from generator.cli.progress import Progress
 from generator.config import load_config
 from generator.errors import ErrorkbError
 
-COMMANDS = (scan, lookup, drift, build, check, new, verify, memory)
+COMMANDS = (scan, lookup, drift, build, serve, check, new, verify, memory)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,11 +24,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.add_parser(commands)
+    for sub in commands.choices.values():
+        sub.add_argument("--quiet", action="store_true", help="no progress bars: plain lines for long steps only, and no news")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.progress = Progress(quiet=args.quiet)
     try:
         code = args.run(load_config(), args)
         sys.stdout.flush()  # here, so that a closed pipe is met inside this try

@@ -128,7 +128,7 @@ def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
             id=id_,
             exception=exception,
             template=template,
-            title=error_title(exception, template, has_message),
+            title=error_title(exception, template, has_message, function=sites[0][2] if sites else ""),
             url=error_url(site_url, id_),
             versions=versions,
             sites=[{"path": p, "line": line, "function": f} for p, line, f in sites],

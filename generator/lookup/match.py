@@ -33,7 +33,7 @@ from typing import Iterable
 from generator.lookup.clean import Origin, clean_paste, squash, squash_text, squashes_longer
 from generator.lookup.foreign import foreign_frame, last_exception, not_vllm, traceback_frames
 from generator.scan.ids import split_template
-from generator.text import ELLIPSIS, shorten, unquoted
+from generator.text import ELLIPSIS, readable_message, shorten, unquoted
 
 GRAM = 6
 MAX_GRAMS_PER_ENTRY = 48
@@ -124,11 +124,16 @@ class LookupError_:
     sites: list[dict]  # {"path", "line", "function"}
 
 
-def error_title(exception: str, template: str, has_message: bool = True, width: int = TITLE_WIDTH) -> str:
-    """``<Exception>: <start of the message>``, cut at a word boundary."""
-    if not has_message or not template:
-        return exception
-    return f"{exception}: {shorten(template, width)}"
+def error_title(exception: str, template: str, has_message: bool = True, width: int = TITLE_WIDTH,
+                function: str = "", curated: str = "") -> str:
+    """A page's or a result's title: the curated entry's title when there is one; else
+    ``<Exception>: <start of the message>`` with placeholders as ``…``, cut at a word
+    boundary; for an error raised without a message, ``<Exception> in <function>``."""
+    if curated:
+        return " ".join(curated.split())
+    if not has_message or not template or not readable_message(template).strip(" …"):
+        return f"{exception} in {function}" if function and function != "<module>" else exception
+    return f"{exception}: {shorten(readable_message(template), width)}"
 
 
 def _grams(segment: str) -> Iterable[str]:

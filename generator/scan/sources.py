@@ -11,8 +11,9 @@ from a working tree. Kinds of SPEC:
   cloned once, bare, into ``<cache>/sources/git-<sha256(url)[:16]>``; fetched again
   once when a revision is not in the clone;
 * ``pypi:NAME==VERSION`` or ``pypi:NAME`` (version taken from the revision,
-  ``v0.32.0`` -> ``0.32.0``): the release's wheel is downloaded with pip and its
-  ``NAME/**/*.py`` files committed into ``<cache>/sources/pypi-NAME`` (bare, one
+  ``v0.32.0`` -> ``0.32.0``): the ``NAME/**/*.py`` files of the release's wheel, read
+  from the index with range requests (``wheels.py``; the whole wheel with pip when
+  ``ERRORKB_PIP_ARGS`` is set or the index serves no ranges), committed into ``<cache>/sources/pypi-NAME`` (bare, one
   root commit per release, tagged ``vVERSION``, deterministic commit id).
 
 Cache entries are built in a temporary folder inside ``<cache>/sources`` and renamed
@@ -383,7 +384,31 @@ def _pypi_repo(name: str, cache_dir: Path) -> Path:
     return final
 
 
-def _resolve_pypi(spec: str, rev: str, name: str, version: str | None, cache_dir: Path) -> Revision:
+def _fetch_python_files(name: str, version: str, package: str, scratch: Path,
+                        progress=None) -> tuple[list[tuple[str, bytes]], str]:
+    """The wheel's ``package/**/*.py`` files and the wheel's name: read with range requests
+    (``wheels.py``: a few MB instead of the whole wheel), or the whole wheel downloaded with
+    pip when ``ERRORKB_PIP_ARGS`` is set (a mirror, a folder of wheels) or the index does not
+    serve ranges."""
+    from generator.scan import wheels
+
+    if not os.environ.get(PIP_ARGS_ENV, "").strip():
+        try:
+            fetched = wheels.read_python_files(name, version, package, progress)
+            return fetched.files, fetched.wheel
+        except wheels.RangeNotServed:
+            pass  # a whole download below
+        except wheels.WheelError as exc:
+            raise SourceError(f"cannot fetch {name} {version} from {wheels.index_url()}: {exc}; check your "
+                              f"network access and that {name} {version} is on the index "
+                              f"(set {wheels.INDEX_URL_ENV} for a mirror, or {PIP_ARGS_ENV} to download with pip)") from None
+    with tempfile.TemporaryDirectory(prefix=".tmp-pip-", dir=scratch) as tmp:
+        wheel = _pip_download(f"{name}=={version}", Path(tmp))
+        return _wheel_python_files(wheel, package), wheel.name
+
+
+def _resolve_pypi(spec: str, rev: str, name: str, version: str | None, cache_dir: Path,
+                  progress=None) -> Revision:
     if version is None:
         version = rev.removeprefix("v")
         if not _VERSION_RE.match(version):
@@ -396,15 +421,13 @@ def _resolve_pypi(spec: str, rev: str, name: str, version: str | None, cache_dir
     commit = _rev_commit(repo_path, f"refs/tags/{tag}")
     if commit is None:
         package = _normalize(name).replace("-", "_")
-        with tempfile.TemporaryDirectory(prefix=".tmp-pip-", dir=repo_path.parent) as tmp:
-            wheel = _pip_download(f"{name}=={version}", Path(tmp))
-            files = _wheel_python_files(wheel, package)
-            if not files:
-                raise SourceError(f"the wheel {wheel.name} has no {package}/**/*.py files; "
-                                  f"check the project name in {spec!r}")
-            message = (f"{_normalize(name)} {version}\n\nThe {package}/**/*.py files of the "
-                       f"{_normalize(name)} {version} wheel, imported by errorkb.\n")
-            _fast_import(repo_path, f"refs/tags/{tag}", message, files)
+        files, wheel_name = _fetch_python_files(name, version, package, repo_path.parent, progress)
+        if not files:
+            raise SourceError(f"the wheel {wheel_name} has no {package}/**/*.py files; "
+                              f"check the project name in {spec!r}")
+        message = (f"{_normalize(name)} {version}\n\nThe {package}/**/*.py files of the "
+                   f"{_normalize(name)} {version} wheel, imported by errorkb.\n")
+        _fast_import(repo_path, f"refs/tags/{tag}", message, files)
         commit = _rev_commit(repo_path, f"refs/tags/{tag}")
         if commit is None:
             raise SourceError(f"importing {name} {version} into {repo_path} left no tag {tag}; "
@@ -418,14 +441,16 @@ def _resolve_pypi(spec: str, rev: str, name: str, version: str | None, cache_dir
 # --------------------------------------------------------------------------- public
 
 
-def resolve(spec: str, rev: str, cache_dir: Path) -> Revision:
-    """Turn ``--source SPEC --rev REV`` into a commit in a git repository on this machine."""
+def resolve(spec: str, rev: str, cache_dir: Path, progress=None) -> Revision:
+    """Turn ``--source SPEC --rev REV`` into a commit in a git repository on this machine.
+
+    ``progress(done, total)``: bytes of a release fetched from PyPI, as they arrive."""
     _check_rev(rev)
     cache_dir = Path(cache_dir)
 
     pypi = _PYPI_RE.match(spec)
     if pypi:
-        return _resolve_pypi(spec, rev, pypi["name"], pypi["version"], cache_dir)
+        return _resolve_pypi(spec, rev, pypi["name"], pypi["version"], cache_dir, progress)
     if spec.startswith("pypi:"):
         raise SourceError(f"cannot read the source {spec!r}; write pypi:NAME==VERSION or pypi:NAME")
 

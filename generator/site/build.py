@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from generator.history.drift import drift
 from generator.history.lineage import assemble_history
@@ -80,13 +80,22 @@ def _ordered(pages: list[ErrorPage]) -> list[ErrorPage]:
     return sorted(pages, key=lambda p: (not p.curated, p.title.lower(), p.id))
 
 
-def render_docs(site: SiteInput, docs: Path, project: Path) -> list[ErrorPage]:
+def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = None,
+                only: set[str] | None = None) -> list[ErrorPage]:
     """Write every Markdown page, asset and API file of the site into ``docs``, from the
-    templates and models of the ``project`` folder."""
+    templates and models of the ``project`` folder. ``step(label, unit)`` gives the
+    ``update(done, total)`` of a long step (``generator.cli.progress``). ``only``: write
+    the error pages of these ids alone (a preview's rebuild of one entry's pages)."""
+    step = step or _no_step
     env = environment(project / "templates")
     catalog = site.catalog
     releases = site.releases or [catalog]
-    history = assemble_history(releases, site.workers) if len(releases) > 1 else None
+    history = None
+    if len(releases) > 1:
+        linking = step(f"linking {len(releases)} releases", "releases")
+        linking(0, len(releases))
+        history = assemble_history(releases, site.workers)
+        linking(len(releases), len(releases))
     pages = build_pages(catalog, site.entries, site.engine_args, site.verifications, history)
     known = {p.id for p in pages}
     for page in pages:
@@ -104,7 +113,12 @@ def render_docs(site: SiteInput, docs: Path, project: Path) -> list[ErrorPage]:
     write_json(docs / "api" / "memory.json", site_data(bundled_models(project / "models")))  # the memory calculator's GPUs and models
 
     error_template = env.get_template("error.md.j2")
-    for page in pages:
+    writing = step("writing pages", "pages")
+    for done, page in enumerate(pages, 1):
+        if done % 500 == 0 or done == len(pages):
+            writing(done, len(pages))
+        if only is not None and page.id not in only:
+            continue
         report = report_url(site.issues_url, page)
         calculator = page.entry is not None and page.entry.slug in CALCULATOR_ENTRIES
         write(f"errors/{page.id}.md", error_template.render(page=page, report_url=report, memory_calculator=calculator,
@@ -200,7 +214,45 @@ MAX_WARNINGS_SHOWN = 20
 MAX_WARNING_CHARS = 400
 
 
-def build_site(config_file: Path, site: SiteInput, out: Path) -> list[ErrorPage]:
+Step = Callable[..., Callable[[int, int], None]]
+
+
+def _no_step(label: str, unit: str = "", **_) -> Callable[[int, int], None]:
+    return lambda done, total: None
+
+
+def run_mkdocs(config_file: Path, docs: Path, built: Path, workers: int, step: Step | None = None,
+               out: Path | None = None, strict: bool = True) -> None:
+    """mkdocs on ``docs`` into ``built``, with the configuration ``config_file``; a
+    ``BuildError`` with mkdocs' warnings when it fails."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, MkDocsException
+
+    before = os.environ.get("SOURCE_DATE_EPOCH")
+    os.environ["SOURCE_DATE_EPOCH"] = SOURCE_DATE_EPOCH
+    warnings = _Warnings()
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(warnings)
+    try:
+        config = load_config(str(config_file), docs_dir=str(docs), site_dir=str(built), strict=strict)
+        plugin = config.plugins.get("errorkb")
+        if plugin is not None:
+            plugin.config["workers"] = workers
+            plugin.step = step or _no_step
+        build(config)
+    except (MkDocsException, Abort, SystemExit) as exc:
+        untouched = f"; the previous site at {out} is untouched" if out else ""
+        raise BuildError(f"mkdocs failed: {exc}{warnings.summary()}{untouched}") from None
+    finally:  # the process's environment and logging are the caller's
+        logger.removeHandler(warnings)
+        if before is None:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
+        else:
+            os.environ["SOURCE_DATE_EPOCH"] = before
+
+
+def build_site(config_file: Path, site: SiteInput, out: Path, step: Step | None = None) -> list[ErrorPage]:
     """Build the site into ``out`` with the mkdocs configuration ``config_file``; the
     project's ``templates/`` and ``models/`` are the folders beside it.
 
@@ -208,10 +260,6 @@ def build_site(config_file: Path, site: SiteInput, out: Path) -> list[ErrorPage]
     that were killed are swept first (``sweep``); the new site replaces the old one in
     one step (``_swap``). When mkdocs aborts (strict mode: a warning), its warnings are
     in the ``BuildError``'s message."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-    from mkdocs.exceptions import Abort, MkDocsException
-
     if not config_file.is_file():
         raise BuildError(f"{config_file} is missing: the site's mkdocs configuration lives beside errorkb.toml")
     out = out.resolve()
@@ -222,26 +270,8 @@ def build_site(config_file: Path, site: SiteInput, out: Path) -> list[ErrorPage]
         try:
             docs, built = work / "docs", work / "site"
             docs.mkdir()
-            pages = render_docs(site, docs, config_file.resolve().parent)
-            before = os.environ.get("SOURCE_DATE_EPOCH")
-            os.environ["SOURCE_DATE_EPOCH"] = SOURCE_DATE_EPOCH
-            warnings = _Warnings()
-            logger = logging.getLogger("mkdocs")
-            logger.addHandler(warnings)
-            try:
-                config = load_config(str(config_file), docs_dir=str(docs), site_dir=str(built), strict=True)
-                plugin = config.plugins.get("errorkb")
-                if plugin is not None:
-                    plugin.config["workers"] = site.workers
-                build(config)
-            except (MkDocsException, Abort, SystemExit) as exc:
-                raise BuildError(f"mkdocs failed: {exc}{warnings.summary()}; the previous site at {out} is untouched") from None
-            finally:  # the process's environment and logging are the caller's
-                logger.removeHandler(warnings)
-                if before is None:
-                    os.environ.pop("SOURCE_DATE_EPOCH", None)
-                else:
-                    os.environ["SOURCE_DATE_EPOCH"] = before
+            pages = render_docs(site, docs, config_file.resolve().parent, step)
+            run_mkdocs(config_file, docs, built, site.workers, step, out=out)
             try:
                 _swap(built, out)
             except OSError as exc:

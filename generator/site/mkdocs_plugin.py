@@ -142,6 +142,10 @@ class ErrorkbPlugin(BasePlugin):
         self.converted: dict[str, tuple[str, list]] = {}
         self.sanitized: set[str] = set()  # pages whose content and toc _convert sanitized
         self.entries: list[dict] = []
+        self.written = 0
+        self.writing = None
+        if not hasattr(self, "step"):
+            self.step = lambda label, unit="", **_: (lambda done, total: None)  # set by build_site
         _extensions = error_page_extensions(config)
         _converter = None  # built again with this configuration's extensions
         return config
@@ -153,13 +157,27 @@ class ErrorkbPlugin(BasePlugin):
                 markdown_text, _ = get_data(file.content_string)
                 sources.append((file.src_uri, markdown_text))
         workers = self.config["workers"] or os.cpu_count() or 1
+        converting = self.step("converting error pages", "pages")
+        results = []
         if workers > 1 and len(sources) > 200:
             with multiprocessing.get_context("fork").Pool(workers) as pool:
-                results = pool.map(_convert, [text for _, text in sources], chunksize=64)
+                for result in pool.imap(_convert, [text for _, text in sources], chunksize=64):
+                    results.append(result)
+                    if len(results) % 256 == 0 or len(results) == len(sources):
+                        converting(len(results), len(sources))
         else:
             results = [_convert(text) for _, text in sources]
+            converting(len(results), len(results))
         self.converted = {uri: result for (uri, _), result in zip(sources, results)}
+        self.pages_total = len(files.documentation_pages())
+        self.writing = self.step("writing HTML", "pages")
         return files
+
+    def on_post_page(self, output, page, config):
+        self.written += 1
+        if self.writing and (self.written % 256 == 0 or self.written == self.pages_total):
+            self.writing(self.written, self.pages_total)
+        return output
 
     def on_pre_page(self, page, config, files):
         if page.file.src_uri in self.converted:

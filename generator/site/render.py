@@ -146,6 +146,26 @@ def _safe_prose(text: str) -> str:
     return _TILDE_FENCE.sub(lambda m: m.group(1) + "&#126;", text)
 
 
+COMMAND_WIDTH = 56  # a phone's code block at 390 px holds about this many characters
+
+
+def shell_lines(command: str, lang: str = "sh", width: int = COMMAND_WIDTH) -> str:
+    """A long one-line shell command broken before each ``--flag`` with ``\\`` continuations,
+    so that the flag that fixes an error is on screen on a phone. Commands already on
+    several lines, short ones, Python and breaks inside quotes are left as they are."""
+    if lang not in ("sh", "bash", "shell") or "\n" in command or len(command) <= width:
+        return command
+    parts, start = [], 0
+    for match in re.finditer(r" +(?=--?[A-Za-z])", command):
+        before = command[start:match.start()]
+        if not before or command[:match.start()].count("'") % 2 or command[:match.start()].count('"') % 2:
+            continue  # inside quotes
+        parts.append(before)
+        start = match.end()
+    parts.append(command[start:])
+    return " \\\n    ".join(parts)
+
+
 def engine_label(engine: str) -> str:
     """A tab's title (``=== "..."``: Markdown inline, as text): the engine's name, or the key as text."""
     return ENGINE_LABELS.get(engine) or md_text(engine)
@@ -225,5 +245,6 @@ def environment(templates: Path) -> jinja2.Environment:
         evidence_tail=evidence_tail,
         engine_label=engine_label,
         command_lang=lambda engine: COMMAND_LANGS.get(engine, "text"),
+        shell_lines=shell_lines,
     )
     return env

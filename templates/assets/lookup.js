@@ -549,11 +549,41 @@
     return code === "n" || code === "r" ? "\n" : code === "t" ? "\t" : code;
   }
 
+  /** generator.text.readable_message: placeholders as "…", doubled braces as one. */
+  function readableMessage(template) {
+    let out = "";
+    let i = 0;
+    while (i < template.length) {
+      const pair = template.slice(i, i + 2);
+      if (pair === "{{" || pair === "}}") {
+        out += pair[0];
+        i += 2;
+      } else if (template[i] === "{") {
+        let depth = 0;
+        let j = i;
+        for (; j < template.length; j++) {
+          if (template[j] === "{") depth++;
+          else if (template[j] === "}") depth--;
+          if (depth === 0) break;
+        }
+        out += "\u2026";
+        i = j + 1;
+      } else {
+        out += template[i];
+        i++;
+      }
+    }
+    return out;
+  }
+
   /** error_title(), with generator.text.shorten's cut. */
-  function errorTitle(exception, template, hasMessage, rules) {
+  function errorTitle(exception, template, hasMessage, rules, fn) {
     const width = rules.titleWidth;
-    if (!hasMessage || !template) return exception;
-    let text = pySplit(toSlots(template)).join(" ");
+    const readable = template ? readableMessage(template) : "";
+    if (!hasMessage || !template || !readable.replace(/^[ \u2026]+|[ \u2026]+$/g, "")) {
+      return fn && fn !== "<module>" ? exception + " in " + fn : exception;
+    }
+    let text = pySplit(toSlots(readable)).join(" ");
     if (text.length > width) {
       const head = text.slice(0, width);
       const space = head.lastIndexOf(" ");
@@ -835,7 +865,7 @@
           id,
           exception,
           template,
-          title: errorTitle(exception, template, hasMessage, rules),
+          title: errorTitle(exception, template, hasMessage, rules, sites.length ? sites[0][2] : ""),
           url: pyFormat(rules.errorPath, { id }),
           versions,
           sites: sites.map(([path, line, fn]) => ({ path, line, function: fn })),
