@@ -657,3 +657,45 @@ def test_the_sitemap_lists_every_page(served_site):
     urls = re.findall(r"<loc>([^<]+)</loc>", gzip.decompress((out / "sitemap.xml.gz").read_bytes()).decode())
     pages = len(list(out.glob("errors/*/index.html")))
     assert len(urls) > pages and all(u.startswith("https://") for u in urls)
+
+
+def _search(browser, query: str) -> list[str]:
+    """The locations of the site search's first results for ``query``, typed into the box."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.execute_script("if (!document.getElementById('__search').checked) document.querySelector('label[for=__search]').click()")
+    box = browser.find_element(By.CSS_SELECTOR, "[data-md-component=search-query]")
+    box.clear()
+    box.send_keys(query)
+    results = "return Array.from(document.querySelectorAll('.md-search-result__item > a')).map(a => a.getAttribute('href'))"
+    WebDriverWait(browser, 60).until(lambda b: b.execute_script(results))
+    return [href.split("?")[0].split("/site/", 1)[-1] for href in browser.execute_script(results)]
+
+
+def test_the_search_index_loads_only_when_the_search_is_used(browser, site_url):
+    browser.get(site_url + f"errors/{MAMBA}/")
+    loaded = "return performance.getEntriesByType('resource').filter((e) => e.name.includes('search_index')).length"
+    browser.execute_script("window.scrollBy(0, 400)")
+    assert browser.execute_script(loaded) == 0 and not browser.execute_script("return window.errorkbSearchIndexRequested()")
+    _search(browser, "Mamba")
+    assert browser.execute_script(loaded) == 1
+
+
+def test_search_ranks_curated_pages_first_and_finds_ids_and_flags(browser, site_url, served_site):
+    index = json.loads((served_site / BASE / "api" / "errors" / "index.json").read_text())
+    curated = {f"errors/{e['id']}/" for e in index["errors"] if e["curated"]}
+    browser.get(site_url)
+    found = _search(browser, "KV cache")
+    assert found[0] in curated and found[1] in curated, found[:5]
+    some_id = next(e["id"] for e in index["errors"] if not e["curated"] and e["template"])
+    assert _search(browser, some_id)[0] == f"errors/{some_id}/"
+    # a flag as its words: lunr reads a leading "-" as "without", so "--max-num-seqs" finds nothing (the theme's query parser)
+    assert f"errors/{MAMBA}/" in _search(browser, "max-num-seqs")[:5]
+
+
+def test_the_search_index_is_small(served_site):
+    import gzip
+
+    size = len(gzip.compress((served_site / BASE / "search" / "search_index.json").read_bytes()))
+    assert size <= 1_500_000, f"the search index is {size:,} bytes gzipped; the goal is at most 1.5 MB"

@@ -207,7 +207,11 @@ class ErrorkbPlugin(BasePlugin):
         page.toc = get_toc(toc_tokens)
         text = page.meta.get("errorkb_search")
         if text:
-            self.entries.append({"location": page.url, "title": page.title, "text": text})
+            entry = {"location": page.url, "title": page.title, "text": text}
+            boost = page.meta.get("errorkb_boost")
+            if isinstance(boost, (int, float)) and not isinstance(boost, bool):
+                entry["boost"] = boost  # curated pages first (the theme's lunr takes a document boost)
+            self.entries.append(entry)
 
     def on_post_build(self, config):
         path = Path(config["site_dir"]) / "search" / "search_index.json"

@@ -1,0 +1,50 @@
+/*
+ * The site search's index is fetched only when the reader turns to the search: the theme
+ * asks for search/search_index.json on every page load (megabytes, with thousands of error
+ * pages), so that one request is held back until the search box is focused, its button
+ * pressed or one of the theme's search keys typed. Loaded before the theme's bundle
+ * (templates/overrides/main.html). Every other request goes through untouched.
+ */
+(function () {
+  "use strict";
+  var requested = false;
+  var waiting = [];
+  var open = XMLHttpRequest.prototype.open;
+  var send = XMLHttpRequest.prototype.send;
+  var INDEX = /(^|\/)search\/search_index\.json([?#]|$)/;
+
+  function request() {
+    if (requested) return;
+    requested = true;
+    waiting.splice(0).forEach(function (go) { go(); });
+  }
+
+  XMLHttpRequest.prototype.open = function (method, url) {
+    this.errorkbSearchIndex = INDEX.test(String(url));
+    return open.apply(this, arguments);
+  };
+  XMLHttpRequest.prototype.send = function () {
+    var xhr = this;
+    var args = arguments;
+    if (xhr.errorkbSearchIndex && !requested) {
+      waiting.push(function () { send.apply(xhr, args); });
+      return undefined;
+    }
+    return send.apply(xhr, args);
+  };
+
+  document.addEventListener("focusin", function (event) {
+    var target = event.target;
+    if (target && target.matches && target.matches("[data-md-component=search-query], #__search")) request();
+  }, true);
+  document.addEventListener("click", function (event) {
+    var target = event.target;
+    if (target && target.closest && target.closest("label[for=__search], [data-md-component=search]")) request();
+  }, true);
+  document.addEventListener("keydown", function (event) {
+    var field = event.target && event.target.closest && event.target.closest("input, textarea, select, [contenteditable]");
+    if (!field && (event.key === "f" || event.key === "s" || event.key === "/")) request(); // the theme's search keys
+  }, true);
+
+  window.errorkbSearchIndexRequested = function () { return requested; };
+})();
