@@ -429,3 +429,21 @@ def test_site_data_is_json_and_sorted():
     shipped = data["constants"]["errors"]
     assert {known["id"]: known["entry"] for known in shipped.values()} == ERROR_ENTRIES
     assert data["constants"]["settings_defaults"] == ServeSettings(gpu_memory_bytes=0).to_json()
+
+
+def test_each_calculator_page_starts_on_an_example_of_its_own_error():
+    """The model, GPU and flags a calculator page opens with meet that page's error."""
+    from generator.memory.site_data import CALCULATOR_EXAMPLES
+    from generator.entries.load import load_entries
+
+    entries, _ = load_entries(ROOT / "errors", ROOT)
+    ids = {entry.slug: set(entry.ids) for entry in entries}
+    from generator.memory.gpus import gpu_memory_bytes
+
+    gpus = {gpu.name: gpu for gpu in load_gpus()}
+    models = bundled_models(ROOT / "models")
+    for slug, example in CALCULATOR_EXAMPLES.items():
+        settings = ServeSettings(gpu_memory_bytes=gpu_memory_bytes(gpus[example["gpu"]]), gpu_name=example["gpu"],
+                                 max_num_seqs=example.get("max_num_seqs"))
+        found = {error["id"] for error in calculate(models[example["model"]], settings).to_json()["errors"]}
+        assert found & ids[slug], (slug, found)

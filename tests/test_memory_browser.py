@@ -195,3 +195,108 @@ def test_ui_bad_paste_is_one_message(browser, site_url, config, expected):  # no
     assert expected in results.text
     assert not results.find_elements(By.CSS_SELECTOR, "img, script")
     assert browser.execute_script("return typeof window.pwned;") == "undefined"
+
+
+# --- the calculator as a person uses it ------------------------------------------------------------
+
+
+def _open(browser, site_url, error_id: str):  # noqa: F811
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(f"{site_url}errors/{error_id}/")
+    form = browser.find_element(By.ID, "errorkb-memory-form")
+    WebDriverWait(browser, 30).until(lambda d: form.get_attribute("data-errorkb-loaded") == "1")
+    results = browser.find_element(By.ID, "errorkb-memory-results")
+    WebDriverWait(browser, 30).until(lambda d: results.text.strip() != "")
+    return form, results
+
+
+def _results_change(browser, results, before: str) -> str:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 30).until(lambda d: results.text != before)
+    return results.text
+
+
+@pytest.mark.parametrize("error_id", [KV_CACHE_TOO_SMALL, NO_MEMORY_FOR_CACHE, MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS])
+def test_each_page_opens_on_an_example_of_its_own_error(browser, site_url, error_id):  # noqa: F811
+    """Without a click, the calculator shows a model with a KV cache (never BERT) that meets
+    the page's error."""
+    from selenium.webdriver.common.by import By
+
+    form, results = _open(browser, site_url, error_id)
+    assert form.find_element(By.NAME, "model").get_attribute("value") != "bert-base-uncased"
+    links = [a.get_attribute("href") for a in results.find_elements(By.CSS_SELECTOR, ".errorkb-memory-error a")]
+    assert f"{site_url}errors/{error_id}/" in links, results.text
+
+
+def test_fields_show_for_their_choice_and_are_read(browser, site_url):  # noqa: F811
+    from selenium.webdriver.support.ui import Select
+    from selenium.webdriver.common.by import By
+
+    form, results = _open(browser, site_url, NO_MEMORY_FOR_CACHE)
+    paste = form.find_element(By.NAME, "config")
+    memory = form.find_element(By.NAME, "gpu_memory")
+    assert not paste.is_displayed() and not memory.is_displayed()
+    Select(form.find_element(By.NAME, "gpu")).select_by_value("custom")
+    assert memory.is_displayed()
+    before = results.text
+    memory.send_keys("200GiB")  # read: vLLM's share is 0.92 of it
+    text = _results_change(browser, results, before)
+    assert "184.00 GiB" in text and "No known error" in text
+    Select(form.find_element(By.NAME, "model")).select_by_value("paste")
+    assert paste.is_displayed()
+
+
+def test_a_bad_value_is_refused_at_its_field(browser, site_url):  # noqa: F811
+    from selenium.webdriver.common.by import By
+
+    form, results = _open(browser, site_url, KV_CACHE_TOO_SMALL)
+    field = form.find_element(By.NAME, "max_model_len")
+    field.send_keys("abc")
+    before = results.text
+    _results_change(browser, results, before)
+    label = field.find_element(By.XPATH, "..")
+    message = label.find_element(By.CSS_SELECTOR, ".errorkb-field-error").text
+    assert "--max-model-len must be a whole number" in message and "abc" in message
+    assert field.get_attribute("aria-invalid") == "true"
+    assert "NaN" not in results.text and "No known error" not in results.text
+
+
+def test_a_budget_is_never_negative(browser, site_url):  # noqa: F811
+    _, results = _open(browser, site_url, NO_MEMORY_FOR_CACHE)  # qwen2.5-32b on an RTX 4090: 61 GiB of weights
+    assert "the model does not fit" in results.text
+    assert "-40" not in results.text and "−40" not in results.text
+
+
+def test_results_follow_the_typing(browser, site_url):  # noqa: F811
+    from selenium.webdriver.common.by import By
+
+    form, results = _open(browser, site_url, MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS)  # 2048 sequences: too many blocks
+    seqs = form.find_element(By.NAME, "max_num_seqs")
+    seqs.clear()
+    before = results.text
+    seqs.send_keys("64")  # no button pressed
+    text = _results_change(browser, results, before)
+    assert f"errors/{MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS}" not in " ".join(
+        a.get_attribute("href") for a in results.find_elements(By.CSS_SELECTOR, ".errorkb-memory-error a")), text
+
+
+def test_the_chart_draws_the_tables_figures(browser, site_url):  # noqa: F811
+    """One stacked bar: a part per reserve, the KV cache and what is left free, each as wide
+    as its bytes, with the table's figures in its legend."""
+    from selenium.webdriver.common.by import By
+
+    _, results = _open(browser, site_url, KV_CACHE_TOO_SMALL)
+    parts = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.errorkb-memory-chart rect[data-bytes]'))"
+        ".map((r) => [r.dataset.part, Number(r.dataset.bytes), Number(r.getAttribute('width'))])")
+    names = [name for name, _, _ in parts]
+    assert names[:2] == ["model weights", "activation peak"] and "KV cache" in names and names[-1] == "free"
+    scales = [width / size for _, size, width in parts if size > 1 << 28]
+    assert max(scales) / min(scales) < 1.001, parts  # every part drawn at one scale (widths kept to 0.01)
+    legend = results.find_element(By.CSS_SELECTOR, ".errorkb-memory-chart figcaption").text
+    table = results.find_element(By.CSS_SELECTOR, ".errorkb-memory-table").text
+    weights = next(line for line in table.splitlines() if line.startswith("− model weights")).split()[3]
+    assert f"model weights {weights} GiB" in legend

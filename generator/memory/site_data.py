@@ -14,10 +14,17 @@ from generator.memory import budget, findings, kv, model, settings
 from generator.memory.configs import bundled_models
 from generator.memory.gpus import load_gpus
 
-__all__ = ["CALCULATOR_ENTRIES", "bundled_models", "site_data"]
+__all__ = ["CALCULATOR_ENTRIES", "CALCULATOR_EXAMPLES", "bundled_models", "site_data"]
 
 # The curated entries whose pages carry the calculator: the errors of the KV cache budget.
 CALCULATOR_ENTRIES = ("kv-cache-too-small-for-max-model-len", "no-memory-for-kv-cache-blocks", "mamba-cache-blocks-below-max-num-seqs")
+# What each of those pages' calculator starts with: a bundled model, a GPU and flags that
+# meet that page's error (tests/test_memory_browser.py checks that they do).
+CALCULATOR_EXAMPLES = {
+    "kv-cache-too-small-for-max-model-len": {"model": "granite-4.0-h-tiny", "gpu": "T4"},
+    "no-memory-for-kv-cache-blocks": {"model": "qwen2.5-32b", "gpu": "RTX-4090"},
+    "mamba-cache-blocks-below-max-num-seqs": {"model": "granite-4.0-h-tiny", "gpu": "L4", "max_num_seqs": 4096},
+}
 
 
 def site_data(models: dict[str, dict]) -> dict:

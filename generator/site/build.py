@@ -30,7 +30,7 @@ from typing import Callable, Iterator
 from generator.history.drift import drift
 from generator.history.lineage import assemble_history
 from generator.lookup.index import compact_index
-from generator.memory.site_data import CALCULATOR_ENTRIES, bundled_models, site_data
+from generator.memory.site_data import CALCULATOR_ENTRIES, CALCULATOR_EXAMPLES, bundled_models, site_data
 from generator.site.pages import API_SCHEMA_VERSION, ErrorPage, build_pages, error_json, index_json, report_url
 from generator.site.render import environment
 from generator.config import DEFAULT_ISSUES_URL
@@ -120,7 +120,7 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
         if only is not None and page.id not in only:
             continue
         report = report_url(site.issues_url, page)
-        calculator = page.entry is not None and page.entry.slug in CALCULATOR_ENTRIES
+        calculator = CALCULATOR_EXAMPLES[page.entry.slug] if page.entry is not None and page.entry.slug in CALCULATOR_ENTRIES else None
         write(f"errors/{page.id}.md", error_template.render(page=page, report_url=report, memory_calculator=calculator,
                                                            revision=catalog["revision"]))
         write_json(docs / "api" / "errors" / f"{page.id}.json", error_json(page, catalog, report))

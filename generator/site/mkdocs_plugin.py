@@ -69,7 +69,7 @@ ALLOWED_ATTRIBUTES = {
     "img": {"src", "alt"},
     "input": {"checked", "name"},  # pymdownx.tabbed: <input type="radio" name="__tabbed_1" id="__tabbed_1_1" checked>
     "label": {"for"},  # pymdownx.tabbed's tab titles; the paste box's label
-    "div": {"aria-live", "data-tabs"},  # the lookup's results; pymdownx.tabbed's set
+    "div": {"aria-live", "data-tabs", "data-model", "data-gpu", "data-max-num-seqs"},  # the lookup's results; pymdownx.tabbed's set; the calculator's example
     "textarea": {"rows", "placeholder", "spellcheck"},  # the paste box
     "details": {"open"},  # pymdownx.details (???+)
     "ol": {"start"},

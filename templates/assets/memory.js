@@ -1022,6 +1022,69 @@
     table.appendChild(tr);
   }
 
+  const SVG = "http://www.w3.org/2000/svg";
+  const CHART_COLOURS = { "model weights": "#5c6bc0", "activation peak": "#ffb74d", "CUDA graphs": "#ef6c00",
+    "memory outside PyTorch": "#90a4ae", "KV cache": "#43a047", "free": "#e0e0e0", "short": "#e53935" };
+
+  /** The GPU's memory as one stacked bar (weights, activations and CUDA graphs, other, KV cache, and
+   * what --gpu-memory-utilization leaves free), with the table's figures as its legend. */
+  function memoryChart(budget, settings) {
+    const total = settings.gpu_memory_bytes;
+    if (!total || budget.kv_cache_bytes_given || !budget.reserves) return null;
+    const parts = budget.reserves.map((r) => [r.name, r.bytes]);
+    const kv = budget.kv_cache_bytes || 0;
+    if (kv > 0) parts.push(["KV cache", kv]);
+    const used = parts.reduce((sum, [, bytes]) => sum + bytes, 0);
+    const free = Math.max(0, total - Math.max(used, budget.requested_bytes || 0));
+    if (free > 0) parts.push(["free", free]);
+    const scale = Math.max(total, used);
+    const figure = element("figure", "errorkb-memory-chart");
+    const svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("viewBox", "0 0 1000 40");
+    svg.setAttribute("preserveAspectRatio", "none");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", "GPU memory: " + parts.map(([name, bytes]) => name + " " + gib(bytes)).join(", "));
+    let x = 0;
+    for (const [name, bytes] of parts) {
+      const rect = document.createElementNS(SVG, "rect");
+      const width = (1000 * bytes) / scale;
+      rect.setAttribute("x", x.toFixed(2));
+      rect.setAttribute("y", "0");
+      rect.setAttribute("width", Math.max(width, 0).toFixed(2));
+      rect.setAttribute("height", "40");
+      rect.setAttribute("fill", CHART_COLOURS[name] || "#9e9e9e");
+      rect.dataset.part = name;
+      rect.dataset.bytes = String(bytes);
+      const title = document.createElementNS(SVG, "title");
+      title.textContent = name + ": " + gib(bytes);
+      rect.appendChild(title);
+      svg.appendChild(rect);
+      x += width;
+    }
+    if (used > total) { // the reserves alone pass the GPU's memory: mark the end of the GPU
+      const line = document.createElementNS(SVG, "rect");
+      line.setAttribute("x", ((1000 * total) / scale - 2).toFixed(2));
+      line.setAttribute("y", "0");
+      line.setAttribute("width", "4");
+      line.setAttribute("height", "40");
+      line.setAttribute("fill", CHART_COLOURS.short);
+      line.dataset.part = "end of the GPU";
+      svg.appendChild(line);
+    }
+    figure.appendChild(svg);
+    const legend = element("figcaption");
+    for (const [name, bytes] of parts) {
+      const item = element("span", "errorkb-memory-legend");
+      const swatch = element("span", "errorkb-memory-swatch");
+      swatch.style.background = CHART_COLOURS[name] || "#9e9e9e";
+      item.append(swatch, name + " " + gib(bytes));
+      legend.appendChild(item);
+    }
+    legend.appendChild(element("span", "errorkb-memory-legend", "of " + gib(total) + (used > total ? " (the reserves alone need " + gib(used) + ")" : "")));
+    figure.appendChild(legend);
+    return figure;
+  }
+
   function renderReport(out, result) {
     const nodes = [];
     const model = result.model, kv = result.kv_cache, budget = result.budget, settings = result.settings;
@@ -1037,7 +1100,12 @@
       row(table, "KV cache memory", gib(budget.kv_cache_bytes), "given");
     } else {
       for (const reserve of budget.reserves || []) row(table, "− " + reserve.name, gib(reserve.bytes), (reserve.estimate ? "estimate: " : "") + reserve.source);
-      row(table, "= KV cache budget", gib(budget.kv_cache_bytes || 0), "");
+      if ((budget.kv_cache_bytes || 0) < 0) {
+        // never a negative budget: what is left is nothing, and by how much the rest is short
+        row(table, "= KV cache budget", "none", "the model does not fit: " + gib(-budget.kv_cache_bytes) + " short before any KV cache");
+      } else {
+        row(table, "= KV cache budget", gib(budget.kv_cache_bytes || 0), "");
+      }
     }
     if (budget.num_blocks !== undefined) {
       row(table, "Tokens that fit", commas(budget.tokens), commas(budget.num_blocks) + " blocks of " + kv.block_size + " tokens");
@@ -1045,7 +1113,10 @@
     }
     if (budget.largest_max_model_len !== undefined) row(table, "Largest --max-model-len that fits", commas(budget.largest_max_model_len), "");
     nodes.push(table);
+    const chart = memoryChart(budget, settings);
+    if (chart) nodes.push(chart);
     const texts = K.report_texts; // the sentences errorkb memory prints too
+
     if (budget.weights_exceed_gpu) nodes.push(element("p", "errorkb-memory-warning", texts.weights_exceed_gpu));
     if (!result.errors.length) {
       nodes.push(element("p", "errorkb-memory-ok", "No known error: " + texts.no_error));
@@ -1066,29 +1137,53 @@
     out.replaceChildren(...nodes);
   }
 
-  function number(form, name) {
+  /** A bad value, shown at its field. */
+  class FieldError extends Error {
+    constructor(field, message) {
+      super(message);
+      this.field = field;
+    }
+  }
+
+  function number(form, name, { integer = true, min = 1, max = Infinity } = {}) {
     const text = form.elements[name].value.trim();
-    return text === "" ? null : Number(text);
+    if (text === "") return null;
+    const value = Number(text);
+    if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || !Number.isFinite(value) || (integer && !Number.isInteger(value)) || value < min || value > max) {
+      const what = integer ? "a whole number" : "a number";
+      throw new FieldError(name, form.elements[name].closest("label").firstChild.textContent.trim() + " must be " + what +
+        (max < Infinity ? " from " + min + " to " + max : " of at least " + min) + ", not \u201c" + text + "\u201d");
+    }
+    return value;
   }
 
   function readForm(form) {
     const settings = {};
     const gpu = form.elements.gpu.value;
     if (gpu === "custom") {
-      settings.gpu_memory_bytes = parseSize(form.elements.gpu_memory.value);
+      const text = form.elements.gpu_memory.value.trim();
+      let bytes = null;
+      try {
+        bytes = parseSize(text);
+      } catch (error) {
+        bytes = null;
+      }
+      if (!text || !(bytes > 0)) throw new FieldError("gpu_memory", "GPU memory must be a size such as 24GiB or 80GB" + (text ? ", not \u201c" + text + "\u201d" : ""));
+      settings.gpu_memory_bytes = bytes;
     } else {
       const found = findGpu(gpu);
       settings.gpu_memory_bytes = gpuMemoryBytes(found);
       settings.gpu_name = found.name;
     }
-    settings.gpu_memory_utilization = number(form, "gpu_memory_utilization") || K.settings_defaults.gpu_memory_utilization;
+    settings.gpu_memory_utilization = number(form, "gpu_memory_utilization", { integer: false, min: 0.01, max: 1 }) ||
+      K.settings_defaults.gpu_memory_utilization;
     const length = form.elements.max_model_len.value.trim().toLowerCase();
-    settings.max_model_len = length === "" ? null : length === "auto" ? -1 : Number(length);
+    settings.max_model_len = length === "" ? null : length === "auto" ? -1 : number(form, "max_model_len");
     settings.max_num_seqs = number(form, "max_num_seqs");
     settings.kv_cache_dtype = form.elements.kv_cache_dtype.value;
     settings.dtype = form.elements.dtype.value;
     settings.quantization = form.elements.quantization.value || null;
-    settings.tensor_parallel_size = number(form, "tensor_parallel_size") || K.settings_defaults.tensor_parallel_size;
+    settings.tensor_parallel_size = number(form, "tensor_parallel_size", { max: 1024 }) || K.settings_defaults.tensor_parallel_size;
     settings.enforce_eager = form.elements.enforce_eager.checked;
     return settings;
   }
@@ -1118,8 +1213,13 @@
       option.value = gpu.name;
       gpus.insertBefore(option, gpus.lastElementChild);
     }
-    if (DATA.gpus.length) gpus.value = DATA.gpus[0].name;
-    models.value = Object.keys(DATA.models)[0] || "paste";
+    // The page's own example (data-model, data-gpu, data-max-num-seqs on the container: a model
+    // with a KV cache that meets this page's error), else the first bundled model with a KV cache.
+    const wanted = form.parentElement.dataset;
+    const withCache = Object.keys(DATA.models).find((name) => DATA.models[name].model_type !== "bert");
+    models.value = wanted.model in DATA.models ? wanted.model : withCache || Object.keys(DATA.models)[0] || "paste";
+    gpus.value = DATA.gpus.some((gpu) => gpu.name === wanted.gpu) ? wanted.gpu : DATA.gpus.length ? DATA.gpus[0].name : "custom";
+    if (wanted.maxNumSeqs) form.elements.max_num_seqs.value = wanted.maxNumSeqs;
     for (const name of ["gpu_memory_utilization", "tensor_parallel_size"]) form.elements[name].placeholder = String(K.settings_defaults[name]);
   }
 
@@ -1189,22 +1289,43 @@
       paste.hidden = form.elements.model.value !== "paste";
       custom.hidden = form.elements.gpu.value !== "custom";
     }
+    function clearFieldErrors() {
+      for (const node of form.querySelectorAll(".errorkb-field-error")) node.remove();
+      for (const field of form.elements) if (field.removeAttribute) field.removeAttribute("aria-invalid");
+    }
     function run(event) {
-      if (event) event.preventDefault();
+      if (event && event.preventDefault) event.preventDefault();
       toggle();
+      clearFieldErrors();
       try {
-        renderReport(out, calculate(readModel(form), readForm(form), "config.json"));
+        const settings = readForm(form);
+        const config = readModel(form);
+        renderReport(out, calculate(config, settings, "config.json"));
       } catch (error) {
-        out.replaceChildren(element("p", "errorkb-message errorkb-error", error instanceof MemoryInputError ? error.message : "The calculation failed: " + error));
+        if (error instanceof FieldError) {
+          const field = form.elements[error.field];
+          field.setAttribute("aria-invalid", "true");
+          field.closest("label").appendChild(element("span", "errorkb-field-error", error.message));
+          out.replaceChildren(element("p", "errorkb-message errorkb-error", "Fix the value marked above: " + error.message));
+        } else {
+          out.replaceChildren(element("p", "errorkb-message errorkb-error", error instanceof MemoryInputError ? error.message : "The calculation failed: " + error));
+        }
       }
+    }
+    let pending = null;
+    function soon() { // results follow the typing, a moment after the last key
+      clearTimeout(pending);
+      pending = setTimeout(run, 250);
     }
     load().then(
       () => {
         fillChoices(form);
         toggle();
         form.addEventListener("submit", run);
-        form.addEventListener("change", toggle);
+        form.addEventListener("change", () => { toggle(); soon(); });
+        form.addEventListener("input", soon);
         form.dataset.errorkbLoaded = "1";
+        run();
       },
       (error) => out.replaceChildren(element("p", "errorkb-message errorkb-error", "The calculator's data could not be loaded: " + error.message)),
     );
