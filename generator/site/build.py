@@ -76,6 +76,18 @@ def _slug(name: str) -> str:
     return "-".join(part for part in (re.sub(r"[^A-Za-z0-9_-]+", "-", slug).strip("-")[:40], digest) if part)
 
 
+HOME_CARDS = 12  # curated errors shown as cards on the home page
+LIST_PAGE_ROWS = 500  # a list page longer than this is split into pages (ValueError has thousands)
+HELPERS = "raised through a helper"  # the group of raises whose "exception" is a function or a variable
+
+
+def is_exception_type(name: str) -> bool:
+    """A class name (``ValueError``, ``_RemoteUnavailable``, ``torch.OutOfMemoryError``), not a
+    function or a variable that makes the exception (``_dispatch_expr_error``, ``bypass_cls``)."""
+    last = name.rsplit(".", 1)[-1].lstrip("_")
+    return bool(last) and last[0].isupper() and last.replace("_", "").isalnum()
+
+
 def _ordered(pages: list[ErrorPage]) -> list[ErrorPage]:
     return sorted(pages, key=lambda p: (not p.curated, p.title.lower(), p.id))
 
@@ -107,7 +119,14 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
         path.write_text(text, encoding="utf-8")
 
     index = compact_index(releases)
-    write("index.md", env.get_template("home.md.j2").render(error_count=len(index["errors"]), revisions=index["revisions"]))
+    curated_pages = _ordered([p for p in pages if p.curated and p.current])
+    by_entry: dict[str, ErrorPage] = {}
+    for page in curated_pages:  # one card per entry: an entry of several ids has several pages
+        by_entry.setdefault(page.entry.slug, page)
+    cards = [{"id": p.id, "title": p.title, "summary": p.meaning, "exception": p.exception}
+             for p in list(by_entry.values())[:HOME_CARDS]]
+    write("index.md", env.get_template("home.md.j2").render(error_count=len(index["errors"]), revisions=index["revisions"],
+                                                           cards=cards, curated_count=len(by_entry)))
     shutil.copytree(project / "templates" / "assets", docs / "assets")
     write_json(docs / "api" / "lookup-index.json", index)
     write_json(docs / "api" / "memory.json", site_data(bundled_models(project / "models")))  # the memory calculator's GPUs and models
@@ -140,6 +159,7 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
         title="Curated errors",
         intro=f"The {len(curated)} errors that have an explanation and remedies written for them.",
         pages=_ordered(curated),
+        pager=[],
         prefix="../",  # links in these tables are relative to the page's URL (curated/)
     ))
     for folder, attribute, title, column in (
@@ -150,17 +170,28 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
         for page in pages:
             if not page.current:
                 continue  # reached from the release pages and from lineage links
-            grouped.setdefault(getattr(page, attribute), []).append(page)
+            key = getattr(page, attribute)
+            if attribute == "exception" and not is_exception_type(key):
+                key = HELPERS  # `raise make_error(...)`: the name is a function's or a variable's
+            grouped.setdefault(key, []).append(page)
         rows = []
-        for name in sorted(grouped):
+        for name in sorted(grouped, key=lambda n: (n == HELPERS, n)):
             members = _ordered(grouped[name])
-            rows.append({"name": name, "slug": _slug(name), "count": len(members), "curated": sum(p.curated for p in members)})
-            write(f"{folder}/{_slug(name)}.md", listing.render(
-                title=f"{column}: {name}",
-                intro=f"{len(members)} errors; curated ones first.",
-                pages=members,
-                prefix="../../",
-            ))
+            slug = "helpers" if name == HELPERS else _slug(name)
+            rows.append({"name": name, "slug": slug, "count": len(members), "curated": sum(p.curated for p in members)})
+            chunks = [members[i:i + LIST_PAGE_ROWS] for i in range(0, len(members), LIST_PAGE_ROWS)]
+            names = [f"{slug}.md" if n == 0 else f"{slug}-page-{n + 1}.md" for n in range(len(chunks))]
+            for number, chunk in enumerate(chunks):
+                pager = [{"number": n + 1, "href": "../" + name.removesuffix(".md") + "/", "current": n == number}
+                         for n, name in enumerate(names)] if len(chunks) > 1 else []
+                shown = f"; rows {number * LIST_PAGE_ROWS + 1:,}–{number * LIST_PAGE_ROWS + len(chunk):,} on this page" if pager else ""
+                write(f"{folder}/{names[number]}", listing.render(
+                    title=f"{column}: {name}" + (f" (page {number + 1} of {len(chunks)})" if pager else ""),
+                    intro=f"{len(members):,} errors, curated ones first{shown}.",
+                    pages=chunk,
+                    pager=pager,
+                    prefix="../../",
+                ))
         write(f"{folder}/index.md", groups.render(
             title=title,
             intro=f"Every error vLLM {catalog['revision']} can raise, grouped by {column.lower()}.",

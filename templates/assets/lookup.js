@@ -1508,6 +1508,15 @@
     }
 
     button.addEventListener("click", find);
+    const sample = document.getElementById("errorkb-sample");
+    const sampleText = document.querySelector(".errorkb-sample pre code");
+    if (sample && sampleText) {
+      sample.addEventListener("click", () => { // one click: the example in the box, and its answer
+        paste.value = sampleText.textContent;
+        load().catch(() => {});
+        find();
+      });
+    }
     paste.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
