@@ -232,6 +232,11 @@ def test_the_page_shows_each_reproduction_with_its_badge(site_input, tmp_path):
                           ("pending", "Not yet run on a GPU")]
     assert "Needs an NVIDIA GPU, at least 24 GiB of GPU memory." in html
     assert "Isolation: bwrap (new namespaces, no network)." in html
+    # the message as vLLM printed it, from the run's evidence, above the template (inert: a code block)
+    article = html[html.index("<article"):]
+    example = article.index("As vLLM printed it, raised by vLLM 1.0 on CPU")
+    assert example < article.index("As vLLM's source builds it") < article.index('id="what-it-means"')
+    assert "ValueError: &lt;script&gt;window.pwned=6&lt;/script&gt;" in article[example:]
     data = json.loads((tmp_path / "site" / "api" / "errors" / "0123456789abcdef.json").read_text())
     assert data["verified"] == RECORD
     assert [r["badge"]["state"] for r in data["reproductions"]] == ["passed", "pending"]

@@ -52,6 +52,7 @@ class ErrorPage:
     replaced_by: list[dict] = field(default_factory=list)
     current: bool = True  # raised at the pin; otherwise its page tells where it was last raised
     last_release: str = ""
+    example: dict | None = None  # {"text", "source"}: the message as vLLM printed it (``example_message``)
 
     @property
     def curated(self) -> bool:
@@ -182,7 +183,28 @@ def _page(
         replaced_by=known.get("replaced_by", []),
         current=not gone,
         last_release=last_release,
+        example=example_message(error["id"], error["exception"], entry_repros,
+                                (verifications or {}).get(entry.slug) if entry else None),
     )
+
+
+def example_message(error_id: str, exception: str, repros: list, record: dict | None) -> dict | None:
+    """One real message with its values, as vLLM printed it: the last line naming the error's
+    exception in the evidence of a trusted run whose error case raised this very error."""
+    from generator.repro.cases import trusted_runs
+
+    for key, run in sorted(trusted_runs(repros, record).items()):
+        case = run.get("error") or {}
+        if not case.get("passed") or case.get("matched") != error_id:
+            continue
+        short = exception.rsplit(".", 1)[-1]
+        lines = [line.strip() for line in str(case.get("evidence") or "").splitlines()]
+        found = [line for line in lines if line.split(":", 1)[0].rsplit(".", 1)[-1] == short and ": " in line]
+        if found:
+            where = f"on a GPU ({run['tier']})" if run.get("tier") == "cuda" else "on CPU"
+            return {"text": found[-1], "source": f"raised by vLLM {(run.get('environment') or {}).get('vllm', '?')} "
+                                                 f"{where} when errorkb verify ran this page's reproduction, {run.get('date')}"}
+    return None
 
 
 def report_url(issues_url: str, page: ErrorPage) -> str:
