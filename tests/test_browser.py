@@ -205,6 +205,17 @@ def browser(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def site_matcher(served_site, pin_matcher):
+    """The Python matcher over the very index the browser loads (curated titles included), and
+    the same errors and forms as the matcher over the pin's catalog."""
+    from generator.lookup.index import matcher_from_index
+
+    matcher = matcher_from_index(json.loads((served_site / BASE / "api" / "lookup-index.json").read_text()))
+    assert [e.id for e in matcher.errors] == [e.id for e in pin_matcher.errors]
+    return matcher
+
+
+@pytest.fixture(scope="session")
 def lookup_page(browser, site_url):
     """The home page, with the index loaded; for the lookups run through window.errorkb."""
     browser.get(site_url)
@@ -248,11 +259,11 @@ def test_vector(vector_results, vector):
 
 
 @pytest.mark.parametrize("path", PASTES, ids=[p.stem for p in PASTES])
-def test_real_paste_as_python(paste_results, pin_matcher, path):
+def test_real_paste_as_python(paste_results, site_matcher, path):
     """Top 3 with ids, scores, coverage, values, titles, and the non-vLLM verdict: all as in Python."""
     text = json.loads(path.read_text(encoding="utf-8"))["paste"]
     js = paste_results[path.name]
-    py = python_result(pin_matcher, text, 3)
+    py = python_result(site_matcher, text, 3)
     assert [(m["id"], m["score"]) for m in js["matches"]] == [(m["id"], m["score"]) for m in py["matches"]]
     assert (js["not_vllm"] or {}).get("source") == (py["not_vllm"] or {}).get("source")
     assert comparable(js) == comparable(py)
@@ -260,18 +271,18 @@ def test_real_paste_as_python(paste_results, pin_matcher, path):
         assert match["url"] == f"errors/{match['id']}/"
 
 
-def test_edge_pastes_as_python(lookup_page, pin_matcher):
+def test_edge_pastes_as_python(lookup_page, site_matcher):
     names = list(EDGE_PASTES)
     found = js_lookup(lookup_page, [EDGE_PASTES[n] for n in names], 5)
     differ = {}
     for name, js in zip(names, found):
-        py = python_result(pin_matcher, EDGE_PASTES[name], 5)
+        py = python_result(site_matcher, EDGE_PASTES[name], 5)
         if comparable(js) != comparable(py):
             differ[name] = {"js": comparable(js), "python": comparable(py)}
     assert not differ, json.dumps(differ, indent=1, ensure_ascii=False)[:6000]
 
 
-def test_variants_as_python(lookup_page, pin_matcher):
+def test_variants_as_python(lookup_page, site_matcher):
     """Real pastes cut, wrapped, garbled and joined at random (a fixed seed): still the same answers."""
     rng = random.Random(20251129)
     sources = [json.loads(p.read_text(encoding="utf-8"))["paste"] for p in PASTES] + [v["paste"] for v in VECTORS]
@@ -298,7 +309,7 @@ def test_variants_as_python(lookup_page, pin_matcher):
         texts.append(text)
     differ = []
     for text, js in zip(texts, js_lookup(lookup_page, texts, 5)):
-        py = python_result(pin_matcher, text, 5)
+        py = python_result(site_matcher, text, 5)
         if comparable(js) != comparable(py):
             differ.append({"paste": text, "js": comparable(js), "python": comparable(py)})
     assert not differ, json.dumps(differ[:2], indent=1, ensure_ascii=False)[:6000]
@@ -729,3 +740,14 @@ def test_long_lists_are_split_and_filtered(browser, site_url, served_site):
     assert 0 < browser.execute_script(rows) < 50
     names = [p.name for p in (out / "exceptions").iterdir()]
     assert "helpers" in names and "_dispatch_expr_error" not in names and "bypass_cls" not in names
+
+
+def test_paste_results_are_titled_like_the_pages(lookup_page):
+    """A curated error's result carries its entry's title, in the browser as on its page."""
+    found = lookup_page.execute_async_script(LOOKUP, [
+        "ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (600). Each decode sequence requires one Mamba "
+        "cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most 600 or increase "
+        "gpu_memory_utilization."], 1)
+    assert "error" not in found, found
+    assert found["found"][0]["matches"][0]["title"] == \
+        "Fewer Mamba cache blocks than max_num_seqs, so full CUDA graphs cannot be captured"

@@ -84,11 +84,13 @@ def rules() -> dict:
     }
 
 
-def compact_index(catalogs: list[dict]) -> dict:
+def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None) -> dict:
     """Every error of the catalogs (one per release, oldest first), compactly.
 
     The browser builds its matcher from this with the same rules as ``Matcher``:
-    the rules' numbers, texts and patterns travel inside it (``rules()``).
+    the rules' numbers, texts and patterns travel inside it (``rules()``). ``curated``:
+    the curated entries' titles by error id, the title a result shows (the site's index
+    has them; the command line's stored index does not).
     """
     merged: dict[str, dict] = {}
     forms: dict[str, list[str]] = {}
@@ -118,6 +120,7 @@ def compact_index(catalogs: list[dict]) -> dict:
         "errors": [[merged[i]["id"], merged[i]["exception"], merged[i]["template"], merged[i]["has_message"],
                     merged[i]["versions"], merged[i]["sites"], forms[i]] for i in ids],
         "rules": rules(),
+        **({"curated": {i: curated[i] for i in sorted(curated) if i in merged}} if curated else {}),
     }
 
 
@@ -128,7 +131,8 @@ def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
             id=id_,
             exception=exception,
             template=template,
-            title=error_title(exception, template, has_message, function=sites[0][2] if sites else ""),
+            title=error_title(exception, template, has_message, function=sites[0][2] if sites else "",
+                              curated=index.get("curated", {}).get(id_, "")),
             url=error_url(site_url, id_),
             versions=versions,
             sites=[{"path": p, "line": line, "function": f} for p, line, f in sites],

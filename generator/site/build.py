@@ -118,7 +118,8 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
 
-    index = compact_index(releases)
+    # the paste box's results are titled like the pages: a curated error by its entry's title
+    index = compact_index(releases, {p.id: p.entry.title for p in pages if p.entry is not None})
     curated_pages = _ordered([p for p in pages if p.curated and p.current])
     by_entry: dict[str, ErrorPage] = {}
     for page in curated_pages:  # one card per entry: an entry of several ids has several pages

@@ -859,13 +859,16 @@
       this.index = new Map();
       this.short = [];
       this.byLocation = new Map();
+      const curated = index.curated || {};
       index.errors.forEach((row, number) => {
         const [id, exception, template, hasMessage, versions, sites, forms] = row;
         const error = {
           id,
           exception,
           template,
-          title: errorTitle(exception, template, hasMessage, rules, sites.length ? sites[0][2] : ""),
+          title: Object.prototype.hasOwnProperty.call(curated, id) && curated[id]
+            ? fromSlots(pySplit(toSlots(curated[id])).join(" "))
+            : errorTitle(exception, template, hasMessage, rules, sites.length ? sites[0][2] : ""),
           url: pyFormat(rules.errorPath, { id }),
           versions,
           sites: sites.map(([path, line, fn]) => ({ path, line, function: fn })),
