@@ -409,3 +409,32 @@ def test_verify_replaces_a_record_that_does_not_validate_whole(tmp_path):
     result = judge_pair(repro, run, CaseRun("reached", 0.3, reached="engine-config", isolation="x"), lambda t: None, False)
     [(_, text)] = updated_records(folder, [result], {"vllm": "9.9.9"}, "2026-12-01").items()
     assert list(json.loads(text)["runs"]) == ["cpu"], "the forged cuda run was kept"
+
+
+def test_an_example_must_be_a_message_of_the_entrys_errors(tmp_path):
+    """The lookup, over the catalog, must name one of the entry's ids for its example: a
+    message from another error (or none) is a problem at the example's message."""
+    from generator.lookup.index import matcher_from_index, compact_index
+
+    matcher = matcher_from_index(compact_index([{"revision": "v9.9.9", "errors": [
+        dict(e, has_message=True, sites=[{"path": "vllm/x.py", "line": 1, "function": "f", "template": e["template"]}])
+        for e in CATALOG]}]))
+
+    def lookup(text):
+        matches, _ = matcher.lookup(text, top=1)
+        return matches[0].error.id if matches else None
+
+    example = ("example:\n  message: \"ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (161).\"\n"
+               "  source: https://github.com/vllm-project/vllm/issues/49064\n")
+    write(tmp_path, "good.yaml", entry_text(ids=f"[{MAMBA_ID}]") + example)
+    write(tmp_path, "wrong.yaml", entry_text(ids="[a000000000000001]") + example)
+    write(tmp_path, "none.yaml", entry_text(ids="[a000000000000002]") + example.replace("max_num_seqs (256) exceeds available Mamba cache blocks (161).", "something else entirely happened here"))
+    entries, problems = load_entries(tmp_path, tmp_path)
+    assert not problems
+    found = [str(p) for p in check_entries(entries, CATALOG, FLAGS, "v9.9.9", lookup=lookup)]
+    assert found == [
+        "none.yaml:9:12: `example.message` is not a message of this entry's errors (the lookup matches no error to it): "
+        "paste the message as vLLM printed it for one of the entry's ids",
+        f"wrong.yaml:9:12: `example.message` is not a message of this entry's errors (the lookup names {MAMBA_ID} for it): "
+        "paste the message as vLLM printed it for one of the entry's ids",
+    ]

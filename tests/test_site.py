@@ -334,3 +334,18 @@ def test_titles_a_person_can_read():
         "NotImplementedError in EngineCoreClient.profile"
     assert error_title("ValueError", "{msg}", function="check") == "ValueError in check"
     assert error_title("ValueError", "", False, function="<module>") == "ValueError"
+
+
+def test_a_reported_example_is_shown_with_its_source(tmp_path):
+    errors = tmp_path / "errors"
+    errors.mkdir()
+    (errors / "reported.yaml").write_text(ENTRY.split("reproduce:")[0] + (
+        "example:\n  message: \"ValueError: bad <img src=x onerror=alert(1)> 42\"\n"
+        "  source: https://github.com/vllm-project/vllm/issues/1\n"))
+    entries, problems = load_entries(errors, tmp_path)
+    assert not problems, [str(p) for p in problems]
+    build_site(ROOT / "mkdocs.yml", SiteInput(catalog=CATALOG, entries=entries, engine_args=ENGINE_ARGS), tmp_path / "site")
+    html = (tmp_path / "site" / "errors" / "0123456789abcdef" / "index.html").read_text()
+    article = html[html.index("<article"):]
+    assert 'As vLLM printed it, <a href="https://github.com/vllm-project/vllm/issues/1">as reported</a>' in article
+    assert "ValueError: bad &lt;img src=x onerror=alert(1)&gt; 42" in article and "<img" not in article

@@ -22,6 +22,7 @@ def run(config: Config, args: argparse.Namespace) -> int:
     from generator.entries.check import check_entries
     from generator.entries.load import available_models, load_entries
     from generator.history.lineage import errors_of_releases
+    from generator.lookup.index import matcher_from_catalogs
     from generator.repro.records import record_problems
     from generator.vllm.engine_args import serve_flags_at
 
@@ -37,7 +38,14 @@ def run(config: Config, args: argparse.Namespace) -> int:
     else:
         known = errors_of_releases([c.to_json() for _, c in scanned], pin)
         where = f"{revision.rev} or any of the {len(revs)} [history] releases"
-    problems = sorted(problems + check_entries(entries, known, serve_flags_at(revision), where, available_models(config.root))
+    matcher = matcher_from_catalogs([c.to_json() for _, c in scanned])
+
+    def lookup(text: str) -> str | None:
+        matches, _ = matcher.lookup(text, top=1)
+        return matches[0].error.id if matches else None
+
+    problems = sorted(problems + check_entries(entries, known, serve_flags_at(revision), where, available_models(config.root),
+                                               lookup)
                       + record_problems(entries, folder / "verifications", config.root))
     files = len(list(folder.glob("*.yaml")))
     if not problems:

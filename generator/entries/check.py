@@ -334,10 +334,12 @@ def _reproduce_problems(entry: ErrorEntry, flags: set[str], revision: str, model
 
 
 def check_entries(entries: list[ErrorEntry], catalog_errors: list[dict], flags: set[str], revision: str = "the pin",
-                  models: Collection[str] | None = None) -> list[Problem]:
+                  models: Collection[str] | None = None, lookup=None) -> list[Problem]:
     """Every problem of the entries that the schema cannot see, sorted by path, line and column.
 
     ``models``: the ``models/...`` paths a case may name (``available_models``); None: not checked.
+    ``lookup(text)``: the id the lookup names first for a text (None: nothing), to check each
+    entry's ``example``; None: not checked.
     """
     templates = {error["id"]: error.get("template") or "" for error in catalog_errors}
     problems = _id_problems(entries, templates, revision)
@@ -347,4 +349,16 @@ def check_entries(entries: list[ErrorEntry], catalog_errors: list[dict], flags: 
         problems.extend(_link_problems(entry, set(templates), revision))
         problems.extend(_todo_problems(entry))
         problems.extend(_reproduce_problems(entry, flags, revision, models))
+        if lookup is not None and entry.example:
+            problems.extend(_example_problems(entry, lookup))
     return sorted(problems)
+
+
+def _example_problems(entry: ErrorEntry, lookup) -> list[Problem]:
+    """An example must be a message of this entry's errors: the lookup names one of its ids."""
+    found = lookup(entry.example["message"])
+    if found in entry.ids:
+        return []
+    what = f"the lookup names {found} for it" if found else "the lookup matches no error to it"
+    return [entry.problem(("example", "message"), f"`example.message` is not a message of this entry's errors ({what}): "
+                                                  "paste the message as vLLM printed it for one of the entry's ids")]

@@ -53,6 +53,7 @@ class ErrorEntry:
     references: list[dict]  # {"url", "title"}
     tags: list[str]
     reproduce: dict | list  # one pair of cases, or a list of pairs (generator.repro.cases reads it)
+    example: dict | None = None  # {"message", "source"}: a real message from a report
     positions: dict[Key, tuple[int, int]] = field(default_factory=dict)  # value starts, 1-based
     key_positions: dict[Key, tuple[int, int]] = field(default_factory=dict, repr=False)  # where each key is written
     text: str = field(default="", repr=False)  # the file's text
@@ -357,11 +358,18 @@ def _entry(data: dict, path: str, slug: str, composed: _Composed) -> ErrorEntry:
         references=_mappings(data.get("references")),
         tags=_strings(data.get("tags")),
         reproduce=data.get("reproduce") if isinstance(data.get("reproduce"), (dict, list)) else {},
+        example=_example(data.get("example")),
         positions=composed.positions,
         key_positions=composed.key_positions,
         text=composed.text,
         spans=composed.spans,
     )
+
+
+def _example(value) -> dict | None:
+    if not isinstance(value, dict) or not isinstance(value.get("message"), str) or not isinstance(value.get("source"), str):
+        return None  # the schema says what is wrong
+    return {"message": value["message"], "source": value["source"]}
 
 
 def load_entry(file: Path, root: Path) -> tuple[ErrorEntry | None, list[Problem]]:

@@ -184,8 +184,17 @@ def _page(
         current=not gone,
         last_release=last_release,
         example=example_message(error["id"], error["exception"], entry_repros,
-                                (verifications or {}).get(entry.slug) if entry else None),
+                                (verifications or {}).get(entry.slug) if entry else None)
+        or (reported_example(entry) if entry else None),
     )
+
+
+def reported_example(entry) -> dict | None:
+    """The entry's ``example`` (a message from a report, checked by ``errorkb check`` to be one
+    of the entry's errors), on each of its pages that has no example from a reproduction."""
+    if not entry.example:
+        return None
+    return {"text": entry.example["message"], "source": "as reported", "url": entry.example["source"]}
 
 
 def example_message(error_id: str, exception: str, repros: list, record: dict | None) -> dict | None:
