@@ -300,3 +300,27 @@ def test_the_chart_draws_the_tables_figures(browser, site_url):  # noqa: F811
     table = results.find_element(By.CSS_SELECTOR, ".errorkb-memory-table").text
     weights = next(line for line in table.splitlines() if line.startswith("− model weights")).split()[3]
     assert f"model weights {weights} GiB" in legend
+
+
+def test_the_numbers_of_a_pasted_error_fill_the_fields(browser, site_url):  # noqa: F811
+    """A real log's numbers (vllm-project/vllm#16118): its --max-model-len lands in the field,
+    said in a line, and the results follow."""
+    from selenium.webdriver.common.by import By
+
+    form, results = _open(browser, site_url, KV_CACHE_TOO_SMALL)
+    before = results.text
+    form.find_element(By.NAME, "error_paste").send_keys(
+        "ERROR 04-05 01:12:55 [core.py:390] ValueError: To serve at least one request with the models's max seq len "
+        "(1048576), (24.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.97 GiB).")
+    _results_change(browser, results, before)
+    assert form.find_element(By.NAME, "max_model_len").get_attribute("value") == "1048576"
+    assert "Read from your error: --max-model-len 1048576" in browser.find_element(By.CSS_SELECTOR, ".errorkb-memory-from-paste").text
+    paste = form.find_element(By.NAME, "error_paste")
+    paste.clear()
+    paste.send_keys("ValueError: Free memory on device cuda:0 (22.76/24.0 GiB) on startup is less than desired GPU memory "
+                    "utilization (0.97, 23.28 GiB).")
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 10).until(lambda d: form.find_element(By.NAME, "gpu").get_attribute("value") == "custom")
+    assert form.find_element(By.NAME, "gpu_memory").get_attribute("value") == "24.0GiB"
+    assert form.find_element(By.NAME, "gpu_memory_utilization").get_attribute("value") == "0.97"

@@ -1225,6 +1225,7 @@
 
   // The form is built here, not shipped in every page's HTML: it only works with this script.
   const FIELDS = [
+    ["error_paste", "Your error (optional: its numbers fill the fields)", "textarea", "ValueError: To serve at least one request with the model's max seq len (131072), ...", "errorkb-memory-error-paste"],
     ["model", "Model", "select", [["paste", "Paste a config.json…"]]],
     ["config", "config.json", "textarea", '{"model_type": "llama", "num_hidden_layers": 32, ...}', "errorkb-memory-paste"],
     ["gpu", "GPU", "select", [["custom", "Other: give its memory…"]]],
@@ -1255,11 +1256,11 @@
       } else {
         field.placeholder = detail;
         if (tag === "textarea") {
-          field.rows = 8;
+          field.rows = name === "error_paste" ? 3 : 8;
           field.spellcheck = false;
         }
       }
-      if (className) wrapper.hidden = true;
+      if (className && className !== "errorkb-memory-error-paste") wrapper.hidden = true; // shown for its choice only
       wrapper.appendChild(field);
       form.appendChild(wrapper);
     }
@@ -1276,6 +1277,26 @@
     out.setAttribute("aria-live", "polite");
     container.replaceChildren(form, out);
     return [form, out];
+  }
+
+  // What a pasted error says about the settings: vLLM's own wording in the memory errors.
+  const FROM_PASTE = [
+    ["max_model_len", /max seq len \((\d+)\)|max_model_len[ =(]+(\d+)|--max-model-len[ =](\d+)/i],
+    ["max_num_seqs", /max_num_seqs \((\d+)\)|--max-num-seqs[ =](\d+)|max_num_seqs=(\d+)/i],
+    ["gpu_memory_utilization", /GPU memory utilization \((0?\.\d+|1(?:\.0+)?)|gpu_memory_utilization[ =]+(0?\.\d+)|--gpu-memory-utilization[ =](0?\.\d+)/i],
+    ["tensor_parallel_size", /tensor parallel size \((\d+)\)|--tensor-parallel-size[ =](\d+)|tensor_parallel_size=(\d+)/i],
+    ["gpu_memory", /Free memory on device \S+ \([\d.]+\/([\d.]+) GiB\)/i],
+  ];
+
+  /** The settings a pasted error names, as {field: value}. */
+  function numbersFromPaste(text) {
+    const found = {};
+    for (const [name, pattern] of FROM_PASTE) {
+      const match = pattern.exec(text);
+      if (match) found[name] = match.slice(1).find((group) => group !== undefined);
+    }
+    if (found.gpu_memory) found.gpu_memory += "GiB";
+    return found;
   }
 
   function setUp() {
@@ -1317,13 +1338,28 @@
       clearTimeout(pending);
       pending = setTimeout(run, 250);
     }
+    const note = element("p", "errorkb-memory-from-paste");
+    note.setAttribute("aria-live", "polite");
+    form.elements.error_paste.closest("label").after(note);
+    function readPaste() {
+      const found = numbersFromPaste(form.elements.error_paste.value);
+      const names = Object.keys(found);
+      if (found.gpu_memory) form.elements.gpu.value = "custom";
+      for (const name of names) form.elements[name].value = found[name];
+      note.textContent = names.length
+        ? "Read from your error: " + names.map((name) => (name === "gpu_memory" ? "GPU memory" : "--" + name.replace(/_/g, "-")) + " " + found[name]).join(", ") + ". Pick the model and GPU you ran."
+        : form.elements.error_paste.value.trim() ? "No setting found in it; fill the fields below." : "";
+    }
     load().then(
       () => {
         fillChoices(form);
         toggle();
         form.addEventListener("submit", run);
         form.addEventListener("change", () => { toggle(); soon(); });
-        form.addEventListener("input", soon);
+        form.addEventListener("input", (event) => {
+          if (event.target === form.elements.error_paste) readPaste();
+          soon();
+        });
         form.dataset.errorkbLoaded = "1";
         run();
       },
