@@ -1225,7 +1225,7 @@
 
   // The form is built here, not shipped in every page's HTML: it only works with this script.
   const FIELDS = [
-    ["error_paste", "Your error (optional: its numbers fill the fields)", "textarea", "ValueError: To serve at least one request with the model's max seq len (131072), ...", "errorkb-memory-error-paste"],
+    ["error_paste", "Your error (optional: its numbers fill the fields)", "textarea", "Paste what vLLM printed: its numbers (max seq len, max_num_seqs, free memory, utilization) fill the fields below", "errorkb-memory-error-paste"],
     ["model", "Model", "select", [["paste", "Paste a config.json…"]]],
     ["config", "config.json", "textarea", '{"model_type": "llama", "num_hidden_layers": 32, ...}', "errorkb-memory-paste"],
     ["gpu", "GPU", "select", [["custom", "Other: give its memory…"]]],
