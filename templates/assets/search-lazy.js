@@ -3,7 +3,8 @@
  * asks for search/search_index.json on every page load (megabytes, with thousands of error
  * pages), so that one request is held back until the search box is focused, its button
  * pressed or one of the theme's search keys typed. Loaded before the theme's bundle
- * (templates/overrides/main.html). Every other request goes through untouched.
+ * (templates/overrides/main.html). Every other request goes through untouched. It also
+ * lets a flag be searched with its dashes (below).
  */
 (function () {
   "use strict";
@@ -45,6 +46,17 @@
     var field = event.target && event.target.closest && event.target.closest("input, textarea, select, [contenteditable]");
     if (!field && (event.key === "f" || event.key === "s" || event.key === "/")) request(); // the theme's search keys
   }, true);
+
+  // A flag typed as people write it ("--max-num-seqs") is searched as its words: the theme's
+  // query parser (lunr) reads a leading "-" as "without this word" and would find nothing.
+  // The theme sends each query to its search worker as {type: 2, data: "<the query>"}.
+  var post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message) {
+    if (message && message.type === 2 && typeof message.data === "string") {
+      arguments[0] = { type: message.type, data: message.data.replace(/(^|\s)-+(?=[A-Za-z0-9])/g, "$1") };
+    }
+    return post.apply(this, arguments);
+  };
 
   window.errorkbSearchIndexRequested = function () { return requested; };
 })();
