@@ -421,8 +421,8 @@ def test_an_example_must_be_a_message_of_the_entrys_errors(tmp_path):
         for e in CATALOG]}]))
 
     def lookup(text):
-        matches, _ = matcher.lookup(text, top=1)
-        return matches[0].error.id if matches else None
+        matches, _ = matcher.lookup(text, top=3)
+        return [m.error.id for m in matches if m.score == matches[0].score]
 
     example = ("example:\n  message: \"ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (161).\"\n"
                "  source: https://github.com/vllm-project/vllm/issues/49064\n")

@@ -40,9 +40,11 @@ def run(config: Config, args: argparse.Namespace) -> int:
         where = f"{revision.rev} or any of the {len(revs)} [history] releases"
     matcher = matcher_from_catalogs([c.to_json() for _, c in scanned])
 
-    def lookup(text: str) -> str | None:
-        matches, _ = matcher.lookup(text, top=1)
-        return matches[0].error.id if matches else None
+    def lookup(text: str) -> list[str]:
+        """The ids the lookup ranks first for ``text``, ties included (the same message raised
+        by several releases under several ids scores the same for each)."""
+        matches, _ = matcher.lookup(text, top=10)
+        return [m.error.id for m in matches if m.score == matches[0].score]
 
     problems = sorted(problems + check_entries(entries, known, serve_flags_at(revision), where, available_models(config.root),
                                                lookup)

@@ -338,8 +338,8 @@ def check_entries(entries: list[ErrorEntry], catalog_errors: list[dict], flags: 
     """Every problem of the entries that the schema cannot see, sorted by path, line and column.
 
     ``models``: the ``models/...`` paths a case may name (``available_models``); None: not checked.
-    ``lookup(text)``: the id the lookup names first for a text (None: nothing), to check each
-    entry's ``example``; None: not checked.
+    ``lookup(text)``: the ids the lookup ranks first for a text, ties included (empty: none),
+    to check each entry's ``example``; None: not checked.
     """
     templates = {error["id"]: error.get("template") or "" for error in catalog_errors}
     problems = _id_problems(entries, templates, revision)
@@ -357,8 +357,8 @@ def check_entries(entries: list[ErrorEntry], catalog_errors: list[dict], flags: 
 def _example_problems(entry: ErrorEntry, lookup) -> list[Problem]:
     """An example must be a message of this entry's errors: the lookup names one of its ids."""
     found = lookup(entry.example["message"])
-    if found in entry.ids:
+    if set(found) & set(entry.ids):
         return []
-    what = f"the lookup names {found} for it" if found else "the lookup matches no error to it"
+    what = f"the lookup names {', '.join(found)} for it" if found else "the lookup matches no error to it"
     return [entry.problem(("example", "message"), f"`example.message` is not a message of this entry's errors ({what}): "
                                                   "paste the message as vLLM printed it for one of the entry's ids")]
