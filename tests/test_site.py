@@ -349,3 +349,14 @@ def test_a_reported_example_is_shown_with_its_source(tmp_path):
     article = html[html.index("<article"):]
     assert 'As vLLM printed it, <a href="https://github.com/vllm-project/vllm/issues/1">as reported</a>' in article
     assert "ValueError: bad &lt;img src=x onerror=alert(1)&gt; 42" in article and "<img" not in article
+
+
+def test_a_report_gives_an_uncurated_page_its_example(site_input, tmp_path):
+    from generator.entries.reports import Report
+
+    site_input.reports = [Report("fedcba9876543210", "https://github.com/vllm-project/vllm/issues/2", "KeyError: 'layers.7'")]
+    build_site(ROOT / "mkdocs.yml", site_input, tmp_path / "site")
+    html = (tmp_path / "site" / "errors" / "fedcba9876543210" / "index.html").read_text()
+    article = html[html.index("<article"):]
+    assert 'As vLLM printed it, <a href="https://github.com/vllm-project/vllm/issues/2">as reported</a>' in article
+    assert "KeyError: &#39;layers.7&#39;" in article or "KeyError: 'layers.7'" in article

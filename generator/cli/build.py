@@ -27,6 +27,7 @@ def run(config: Config, args: argparse.Namespace) -> int:
 def site_input(config: Config, args: argparse.Namespace):
     """What the site is built from: the entries, the releases scanned, the pin's flags and
     the records (``args.site_rev``: the pin's tag, for the summary line)."""
+    from generator.entries.reports import load_reports
     from generator.site.build import SiteInput
     from generator.site.pages import Flag
     from generator.vllm.engine_args import engine_args_at
@@ -42,7 +43,13 @@ def site_input(config: Config, args: argparse.Namespace):
         for a in engine_args_at(revision)
     }
     args.site_rev, args.site_older = revision.rev, (len(revs) - 1 if pin is not None else 0)
+    reports, problems = load_reports(config.root / "errors", config.root)
+    if problems:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        raise InputError(f"{len(problems)} problems in errors/reports.yaml (listed above); fix them, `errorkb check` lists them too")
     return SiteInput(
+        reports=reports,
         catalog=catalog.to_json(), entries=entries, engine_args=engine_args,
         issues_url=config.issues_url, releases=[c.to_json() for _, c in scanned] if pin is not None else None,
         verifications=load_records(config.root / "errors" / "verifications"), workers=workers(args),

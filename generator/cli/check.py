@@ -22,6 +22,7 @@ def run(config: Config, args: argparse.Namespace) -> int:
     from generator.entries.check import check_entries
     from generator.entries.load import available_models, load_entries
     from generator.history.lineage import errors_of_releases
+    from generator.entries.reports import REPORTS_FILE, load_reports, report_problems
     from generator.lookup.index import matcher_from_catalogs
     from generator.repro.records import record_problems
     from generator.vllm.engine_args import serve_flags_at
@@ -46,10 +47,13 @@ def run(config: Config, args: argparse.Namespace) -> int:
         matches, _ = matcher.lookup(text, top=10)
         return [m.error.id for m in matches if m.score == matches[0].score]
 
-    problems = sorted(problems + check_entries(entries, known, serve_flags_at(revision), where, available_models(config.root),
-                                               lookup)
+    reports, report_shape = load_reports(folder, config.root)
+    problems = sorted(problems + report_shape + report_problems(reports, f"{folder.name}/{REPORTS_FILE}",
+                                                                {e["id"] for e in known}, lookup)
+                      + check_entries(entries, known, serve_flags_at(revision), where, available_models(config.root),
+                                      lookup)
                       + record_problems(entries, folder / "verifications", config.root))
-    files = len(list(folder.glob("*.yaml")))
+    files = len([f for f in folder.glob("*.yaml") if f.name != REPORTS_FILE])
     if not problems:
         print(f"{files} entries, no problems")
         return 0

@@ -22,7 +22,7 @@ import shutil
 import sys
 import tempfile
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterator
@@ -33,6 +33,7 @@ from generator.lookup.index import compact_index
 from generator.memory.site_data import CALCULATOR_ENTRIES, CALCULATOR_EXAMPLES, bundled_models, site_data
 from generator.site.pages import API_SCHEMA_VERSION, ErrorPage, build_pages, error_json, index_json, report_url
 from generator.site.render import environment
+from generator.entries.reports import report_counts, report_examples
 from generator.config import DEFAULT_ISSUES_URL
 from generator.errors import InputError
 
@@ -54,6 +55,7 @@ class SiteInput:
     verifications: dict | None = None  # entry slug -> record
     releases: list[dict] | None = None  # catalogs of every covered release, oldest first (the pin among them)
     workers: int = 1  # processes to link the releases' errors with
+    reports: list = field(default_factory=list)  # generator.entries.reports.Report: where people met the errors
 
 
 def write_json(path: Path, data) -> None:
@@ -109,6 +111,10 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
         history = assemble_history(releases, site.workers)
         linking(len(releases), len(releases))
     pages = build_pages(catalog, site.entries, site.engine_args, site.verifications, history)
+    counts, reported = report_counts(site.reports), report_examples(site.reports)
+    for page in pages:  # a page with no example of its own shows a reported message
+        if page.example is None and page.id in reported:
+            page.example = {"text": reported[page.id].message, "source": "as reported", "url": reported[page.id].url}
     known = {p.id for p in pages}
     for page in pages:
         page.related = [i for i in page.related if i in known]
@@ -124,8 +130,10 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
     by_entry: dict[str, ErrorPage] = {}
     for page in curated_pages:  # one card per entry: an entry of several ids has several pages
         by_entry.setdefault(page.entry.slug, page)
-    cards = [{"id": p.id, "title": p.title, "summary": p.meaning, "exception": p.exception}
-             for p in list(by_entry.values())[:HOME_CARDS]]
+    reports_of = {slug: sum(counts.get(i, 0) for i in page.entry.ids) for slug, page in by_entry.items()}
+    most_reported = sorted(by_entry.values(), key=lambda p: (-reports_of[p.entry.slug], p.title.lower()))
+    cards = [{"id": p.id, "title": p.title, "summary": p.meaning, "exception": p.exception, "reports": reports_of[p.entry.slug]}
+             for p in most_reported[:HOME_CARDS]]
     write("index.md", env.get_template("home.md.j2").render(error_count=len(index["errors"]), revisions=index["revisions"],
                                                            cards=cards, curated_count=len(by_entry)))
     shutil.copytree(project / "templates" / "assets", docs / "assets")
