@@ -25,9 +25,22 @@ def shorten(text: str, width: int) -> str:
     return cut.rstrip(CUT_TRAILING) + ELLIPSIS
 
 
+_BRACES = re.compile(r"\{\{|\}\}|\{[^{}]*\}")
+
+
 def readable_message(template: str) -> str:
     """A public template (``scan.templates.render``) as a person reads it: each
     placeholder shown as ``…``, doubled braces as one."""
+    if "{" not in template and "}" not in template:
+        return template
+    quick = _BRACES.sub(lambda m: m.group(0)[0] if m.group(0) in ("{{", "}}") else ELLIPSIS.strip(), template)
+    if "{" not in quick:  # every brace was a pair or a simple hole: the same as the walk below
+        return quick
+    return _readable_walk(template)
+
+
+def _readable_walk(template: str) -> str:
+    """``readable_message`` for holes with braces inside them, brace by brace (lookup.js's rule)."""
     out, i = [], 0
     while i < len(template):
         pair = template[i:i + 2]
