@@ -360,3 +360,13 @@ def test_a_report_gives_an_uncurated_page_its_example(site_input, tmp_path):
     article = html[html.index("<article"):]
     assert 'As vLLM printed it, <a href="https://github.com/vllm-project/vllm/issues/2">as reported</a>' in article
     assert "KeyError: &#39;layers.7&#39;" in article or "KeyError: 'layers.7'" in article
+
+
+def test_readable_messages_the_quick_way_and_the_walk_agree():
+    """The one-pass regex and the brace-by-brace walk (lookup.js's rule) read every template alike."""
+    from generator.text import _readable_walk, readable_message
+
+    for template in ["plain", "a {x} b", "{{literal}} {x}", "{a {b} c}", "{unclosed", "x } y", "{{{x}}}", "{}{}",
+                     "a{b{c}d}e", "{{x}", "{x}}", "{d[{'k': 1}]} and {y!r}"]:
+        assert readable_message(template) == _readable_walk(template), template
+    assert readable_message("{a {b} c} and {x}") == "… and …"
