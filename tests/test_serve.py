@@ -112,6 +112,12 @@ def test_serve_builds_serves_and_rebuilds_an_entry_page(tmp_path):
         assert "A second title, written while serving" in fetch(page)
         assert json.loads(fetch(url + f"api/errors/{error_id}.json"))["entry"]["title"].startswith("A second title")
 
+        (root / "errors" / "reports.yaml").write_text(  # a report's message: the page's example
+            f"reports:\n  - id: \"{error_id}\"\n    url: https://github.com/vllm-project/vllm/issues/1\n"
+            "    message: \"ValueError: max_num_seqs (512) exceeds available cache blocks (100)\"\n")
+        server.wait_for(rf"rebuilt errors/{error_id}/ in ")
+        assert "max_num_seqs (512) exceeds available cache blocks (100)" in fetch(page)
+
         entry.write_text(ENTRY.format(id=error_id, title="x") + "unknown_key: 1\n")  # two problems
         server.wait_for(r"not rebuilt: 2 problems in the entries")
         assert "A second title, written while serving" in fetch(page)  # the page stays as it was

@@ -28,6 +28,7 @@ def add_parser(commands) -> None:
 def run(config: Config, args: argparse.Namespace) -> int:
     from generator.cli import build
     from generator.entries.load import load_entries
+    from generator.entries.reports import REPORTS_FILE, load_reports
     from generator.site.preview import rebuild_error_pages, start_server, watched_files
 
     if not 0 <= args.port <= 65535:
@@ -63,6 +64,15 @@ def run(config: Config, args: argparse.Namespace) -> int:
                 progress.say(f"not rebuilt: {len(problems)} problems in the entries (listed above); the pages stay as they were")
                 continue
             ids = _ids_of(site.entries, changed, errors) | _ids_of(entries, changed, errors)
+            if str(errors / REPORTS_FILE) in changed:  # the pages of every report, before and after
+                reports, problems = load_reports(errors, config.root)
+                if problems:
+                    for problem in problems:
+                        progress.say(str(problem))
+                    progress.say(f"not rebuilt: {len(problems)} problems in {REPORTS_FILE}; the pages stay as they were")
+                    continue
+                ids |= {r.id for r in site.reports} | {r.id for r in reports}
+                site.reports = reports
             site.entries = entries
             site.verifications = build.load_records(errors / "verifications")
             started = time.monotonic()
