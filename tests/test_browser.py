@@ -750,3 +750,18 @@ def test_paste_results_are_titled_like_the_pages(lookup_page):
     assert "error" not in found, found
     assert found["found"][0]["matches"][0]["title"] == \
         "Fewer Mamba cache blocks than max_num_seqs, so full CUDA graphs cannot be captured"
+
+
+def test_ties_go_to_the_newest_release_in_the_browser(lookup_page):
+    from test_lookup import _releases_with_the_same_message
+
+    from generator.lookup.index import compact_index, matcher_from_index
+
+    index = compact_index(_releases_with_the_same_message())
+    text = "max_num_seqs (256) exceeds available Mamba cache blocks (161)."
+    found = lookup_page.execute_async_script(
+        "const [index, text, done] = arguments; Promise.resolve(window.errorkb._lookupWith(index, text, 2))"
+        ".then((r) => done(r), (e) => done({error: String(e && e.stack || e)}));", json.dumps(index), text)
+    assert "error" not in found, found
+    py = python_result(matcher_from_index(index), text, 2)
+    assert [m["id"] for m in found["matches"]] == [m["id"] for m in py["matches"]] == ["b000000000000001", "a000000000000001"]

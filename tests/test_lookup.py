@@ -211,3 +211,22 @@ def test_a_segment_of_only_quotes_is_no_anchor():
 def test_escaped_surrogate_pairs_become_one_character():
     assert clean_paste('"\\ud83d\\ude80 go"') == '"\U0001f680 go"'
     assert clean_paste('"\\ud83d go"') == '"\ufffd go"'
+
+
+def _releases_with_the_same_message() -> list[dict]:
+    """Three releases: the message is raised as a ValueError, then retyped (a new id) in v3."""
+    template = "max_num_seqs ({n}) exceeds available Mamba cache blocks ({m})."
+    site = {"path": "vllm/a.py", "line": 3, "function": "check", "template": template}
+    old = {"id": "a000000000000001", "exception": "ValueError", "template": template, "has_message": True, "sites": [site]}
+    new = dict(old, id="b000000000000001", exception="VLLMValidationError")
+    return [{"revision": "v1", "errors": [old]}, {"revision": "v2", "errors": [old]}, {"revision": "v3", "errors": [new]}]
+
+
+def test_ties_go_to_the_newest_release():
+    """The same message scores the same under each id: the one the newest release raises comes first."""
+    from generator.lookup.index import compact_index, matcher_from_index
+
+    matcher = matcher_from_index(compact_index(_releases_with_the_same_message()))
+    matches, _ = matcher.lookup("max_num_seqs (256) exceeds available Mamba cache blocks (161).", top=2)
+    assert [m.error.id for m in matches] == ["b000000000000001", "a000000000000001"]
+    assert matches[0].score == matches[1].score

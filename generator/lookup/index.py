@@ -126,6 +126,7 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None) -
 
 def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
     """The matcher over the index's errors; their URLs absolute under ``site_url`` when given."""
+    order = {revision: place for place, revision in enumerate(index.get("revisions", []))}
     errors = [
         LookupError_(
             id=id_,
@@ -136,6 +137,7 @@ def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
             url=error_url(site_url, id_),
             versions=versions,
             sites=[{"path": p, "line": line, "function": f} for p, line, f in sites],
+            newest=max((order.get(v, -1) for v in versions), default=-1),
         )
         for id_, exception, template, has_message, versions, sites, _ in index["errors"]
     ]

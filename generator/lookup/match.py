@@ -122,6 +122,7 @@ class LookupError_:
     url: str
     versions: list[str]
     sites: list[dict]  # {"path", "line", "function"}
+    newest: int = 0  # the place of the newest release that raises it among the index's: ties go to the newer
 
 
 def error_title(exception: str, template: str, has_message: bool = True, width: int = TITLE_WIDTH,
@@ -172,6 +173,7 @@ class Match:
             self.coverage,
             -self.holes,  # of two templates that fit alike, the one with fewer holes says more
             self.in_last,
+            self.error.newest,  # the same message in several releases: the newest (the pin's) first
         )
 
     def to_json(self) -> dict:

@@ -823,6 +823,7 @@
         this.coverage,
         -this.holes, // of two templates that fit alike, the one with fewer holes says more
         this.inLast ? 1 : 0,
+        this.error.newest, // the same message in several releases: the newest (the pin's) first
       ];
     }
 
@@ -860,6 +861,7 @@
       this.short = [];
       this.byLocation = new Map();
       const curated = index.curated || {};
+      const order = new Map((index.revisions || []).map((revision, place) => [revision, place]));
       index.errors.forEach((row, number) => {
         const [id, exception, template, hasMessage, versions, sites, forms] = row;
         const error = {
@@ -871,6 +873,7 @@
             : errorTitle(exception, template, hasMessage, rules, sites.length ? sites[0][2] : ""),
           url: pyFormat(rules.errorPath, { id }),
           versions,
+          newest: Math.max(-1, ...versions.map((v) => (order.has(v) ? order.get(v) : -1))),
           sites: sites.map(([path, line, fn]) => ({ path, line, function: fn })),
           exceptionLow: lowerSlots(toSlots(exception)),
           number,
@@ -1409,6 +1412,10 @@
     /** The best matches for a paste, and where it comes from when that is not vLLM. */
     lookup(text, top) {
       return load().then((backend) => backend.lookup(text, top === undefined ? 5 : top));
+    },
+    /** A lookup over the given index (its JSON text) instead of the site's; for tests. */
+    _lookupWith(indexText, text, top) {
+      return new Matcher(JSON.parse(indexText)).lookup(text, top === undefined ? 5 : top);
     },
     /** The cleaned paste (clean_paste), for tests. */
     _clean(text) {
