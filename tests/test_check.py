@@ -438,3 +438,10 @@ def test_an_example_must_be_a_message_of_the_entrys_errors(tmp_path):
         f"wrong.yaml:9:12: `example.message` is not a message of this entry's errors (the lookup names {MAMBA_ID} for it): "
         "paste the message as vLLM printed it for one of the entry's ids",
     ]
+
+
+def test_an_entry_explains_at_most_64_ids(tmp_path):
+    ids = "[" + ", ".join(f'"{i:016x}"' for i in range(65)) + "]"
+    write(tmp_path, "many.yaml", entry_text(ids=ids))
+    problems = [str(p) for p in load_entries(tmp_path, tmp_path)[1]]
+    assert problems == ["many.yaml:2:6: `ids` has 65 items: keep it to 64"]

@@ -46,7 +46,7 @@ HANG_GUARD_S = 60  # a guard against a hang, not a measure of speed
 
 # 9 levels of 9 aliases: 9^9 (387 million) strings once expanded; a few hundred bytes of text.
 BILLION_LAUGHS = SCHEMA_LINE + "\n" + "".join(
-    [f'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n']
+    ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n']
     + [f"{c}: &{c} [{','.join(['*' + p] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi")]
 )
 

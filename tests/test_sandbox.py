@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import socket
 import sys
 import textwrap
@@ -78,17 +77,23 @@ def runner_for(kind: str, mode: str, world: Path, **limits):
     return ProcessRunner(sys.executable, **options)
 
 
-@pytest.fixture(scope="module", params=["fork", "process"])
-def sandboxed(request, world):
-    """A runner in the bwrap sandbox, started with a secret in this process's environment."""
-    _bwrap_or_fail()
+def started_with_a_secret(kind: str, mode: str, world: Path):
+    """A runner of ``kind`` in sandbox ``mode``, started with a secret in this process's environment."""
     os.environ["ERRORKB_TEST_SECRET"] = SECRET
     try:
-        runner = runner_for(request.param, "bwrap", world)
-        if request.param == "fork":
+        runner = runner_for(kind, mode, world)
+        if kind == "fork":
             runner.start()
     finally:
         del os.environ["ERRORKB_TEST_SECRET"]
+    return runner
+
+
+@pytest.fixture(scope="module", params=["fork", "process"])
+def sandboxed(request, world):
+    """A runner in the bwrap sandbox."""
+    _bwrap_or_fail()
+    runner = started_with_a_secret(request.param, "bwrap", world)
     yield runner
     runner.close()
 
@@ -96,13 +101,7 @@ def sandboxed(request, world):
 @pytest.fixture(scope="module", params=["fork", "process"])
 def fallback(request, world):
     """A runner with rlimits only (what errorkb does where bwrap is missing)."""
-    os.environ["ERRORKB_TEST_SECRET"] = SECRET
-    try:
-        runner = runner_for(request.param, "rlimits", world)
-        if request.param == "fork":
-            runner.start()
-    finally:
-        del os.environ["ERRORKB_TEST_SECRET"]
+    runner = started_with_a_secret(request.param, "rlimits", world)
     yield runner
     runner.close()
 

@@ -95,9 +95,9 @@ class _Bar:
         self.bar = None
 
     def __call__(self, done: int, total: int) -> None:
-        from tqdm import tqdm
-
         if self.bar is None:
+            from tqdm import tqdm  # only on a terminal: a log never imports it
+
             self.bar = tqdm(total=total, desc=self.label, unit=self.unit or "it", unit_scale=self.scale,
                             file=self.progress.stream, leave=True, dynamic_ncols=True, delay=LONG_S)
         if total != self.bar.total:

@@ -58,18 +58,12 @@ def run(config: Config, args: argparse.Namespace) -> int:
             changed = {path for path in set(now) | set(seen) if now.get(path) != seen.get(path)}
             seen = now
             entries, problems = load_entries(errors, config.root)
-            if problems:
-                for problem in problems:
-                    progress.say(str(problem))
-                progress.say(f"not rebuilt: {len(problems)} problems in the entries (listed above); the pages stay as they were")
+            if _refused(progress, problems, "the entries"):
                 continue
             ids = _ids_of(site.entries, changed, errors) | _ids_of(entries, changed, errors)
             if str(errors / REPORTS_FILE) in changed:  # the pages of every report, before and after
                 reports, problems = load_reports(errors, config.root)
-                if problems:
-                    for problem in problems:
-                        progress.say(str(problem))
-                    progress.say(f"not rebuilt: {len(problems)} problems in {REPORTS_FILE}; the pages stay as they were")
+                if _refused(progress, problems, REPORTS_FILE):
                     continue
                 ids |= {r.id for r in site.reports} | {r.id for r in reports}
                 site.reports = reports
@@ -86,6 +80,15 @@ def run(config: Config, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         server.shutdown()
         return 0
+
+
+def _refused(progress, problems: list, where: str) -> bool:
+    """Say the problems, and that nothing is rebuilt; False when there are none."""
+    for problem in problems:
+        progress.say(str(problem))
+    if problems:
+        progress.say(f"not rebuilt: {len(problems)} problems in {where} (listed above); the pages stay as they were")
+    return bool(problems)
 
 
 def _ids_of(entries: list, changed: set[str], errors: Path) -> set[str]:

@@ -297,7 +297,6 @@ def _reproduce_problems(entry: ErrorEntry, flags: set[str], revision: str, model
             if case.get("reach") == "health" and not (argv and argv[:2] == ["vllm", "serve"]):
                 problems.append(entry.problem((*base, role, "reach"),
                                               "`reach: health` needs a server: a `cli: [vllm, serve, ...]` case"))
-            words = list(argv or [])
             if argv and argv[:2] == ["vllm", "serve"]:
                 for position, word in enumerate(argv[2:], start=2):
                     name = word.split("=", 1)[0]
