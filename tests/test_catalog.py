@@ -251,3 +251,28 @@ def test_a_file_name_that_is_not_utf8_is_skipped_and_said(tmp_path):
     assert [e["template"] for e in catalog["errors"]] == ["n ({n}) exceeds the limit ({limit})"]
     assert catalog["stats"]["skipped"] == [{"path": "vllm/a\ufffd<b>.py", "reason": "the file name is not UTF-8; its errors are left out"}]
     json.dumps(catalog, ensure_ascii=False).encode("utf-8")  # writable as UTF-8
+
+
+def test_a_raise_takes_its_class_message_and_keeps_its_id(tmp_path):
+    raising = "from vllm.exc import DeadError\n\ndef run():\n    raise DeadError()\n"
+    exc = ('class DeadError(Exception):\n    def __init__(self):\n'
+           '        super().__init__("EngineCore encountered an issue.")\n')
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/run.py": raising}, "v2": {"vllm/exc.py": exc}})
+    before, after = (scan(repo, tag, tmp_path / "cache")["errors"] for tag in ("v1", "v2"))
+    assert before[0]["template"] == "" and after[0]["template"] == "EngineCore encountered an issue."
+    assert after[0]["id"] == before[0]["id"]  # published ids never change
+    assert after[0]["sites"][0]["message_from"] == "vllm/exc.py:3"
+    assert len(after) == 1  # the class's message is no error of its own
+
+
+def test_logs_and_responses_are_errors_with_ids_of_their_own(tmp_path):
+    code = ('def f(self):\n    logger.warning("n exceeds the limit")\n'
+            '    raise ValueError("n exceeds the limit")\n'
+            '    return self.create_error_response("n exceeds the limit")\n')
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": code}})
+    catalog = scan(repo, "v1", tmp_path / "cache")
+    kinds = {e["kind"]: e for e in catalog["errors"]}
+    assert sorted(kinds) == ["log", "raise", "response"]
+    assert len({e["id"] for e in catalog["errors"]}) == 3
+    assert kinds["response"]["sites"][0]["status"] == 400
+    assert (catalog["stats"]["logs"], catalog["stats"]["responses"], catalog["stats"]["raises"]) == (1, 1, 1)

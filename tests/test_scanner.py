@@ -333,3 +333,77 @@ def test_latin1_coding_cookie_is_honoured():
 
     result = scan_source("# -*- coding: latin-1 -*-\nraise ValueError('caf\xe9')\n".encode("latin-1"))
     assert result.sites[0].template == "caf\xe9"
+
+
+# --- what vLLM reports without raising ----------------------------------------------------
+
+
+def test_log_call_with_percent_arguments():
+    s = site('logger.warning("Error in applying chat template from request: %s (%d%%)", e, n)')
+    assert (s.kind, s.exception) == ("log", "WARNING")
+    assert s.template == "Error in applying chat template from request: {e} ({n}%)"
+    assert s.placeholders == ["e", "n"]
+
+
+def test_log_levels_and_what_is_no_log():
+    found = scan(
+        """
+        def f(e):
+            logger.exception("EngineCore failed to start.")
+            logger.warning_once(f"Using {backend} backend.")
+            self.logger.critical("fatal: %s", e)
+            logger.info("Not a warning")
+            logger.error(e)  # nothing of its own to say
+            logging.warning("the root logger is not vLLM's")
+        """
+    ).sites
+    assert [(s.exception, s.template) for s in found] == [
+        ("ERROR", "EngineCore failed to start."),
+        ("WARNING", "Using {backend} backend."),
+        ("CRITICAL", "fatal: {e}"),
+    ]
+
+
+def test_error_responses_returned_or_yielded():
+    found = scan(
+        """
+        async def create(self, request, e):
+            if request.tool_choice == "auto":
+                return self.create_error_response(
+                    '"auto" tool choice requires '
+                    "--enable-auto-tool-choice and --tool-call-parser to be set")
+            yield self.create_error_response("No output", err_type="InternalServerError",
+                                             status_code=HTTPStatus.INTERNAL_SERVER_ERROR)
+            err = ErrorResponse(error=ErrorInfo(message=f"model {name} not found", type="NotFoundError", code=404))
+            return self.create_error_response(e)  # the exception's own text: nothing here
+        """
+    ).sites
+    assert [(s.kind, s.exception, s.status, s.template) for s in found] == [
+        ("response", "BadRequestError", 400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'),
+        ("response", "InternalServerError", 500, "No output"),
+        ("response", "NotFoundError", 404, "model {name} not found"),
+    ]
+    assert found[0].guard == ['request.tool_choice == "auto"']
+
+
+def test_an_exception_class_sets_its_own_message():
+    found = scan(
+        """
+        class EngineDeadError(Exception):
+            MESSAGE = "EngineCore encountered an issue. See stack trace (above) for the root cause."
+            def __init__(self, *args, **kwargs):
+                super().__init__(self.MESSAGE, *args, **kwargs)
+
+        class LoRAAdapterNotFoundError(Exception):
+            def __init__(self, lora_name, lora_path):
+                self.message = f"Loading lora {lora_name} failed: No adapter found for {lora_path}"
+
+        class Helper:  # not an exception: its __init__ sets no message
+            def __init__(self):
+                super().__init__("hello there")
+        """
+    ).sites
+    assert [(s.kind, s.exception, s.template) for s in found] == [
+        ("message", "EngineDeadError", "EngineCore encountered an issue. See stack trace (above) for the root cause."),
+        ("message", "LoRAAdapterNotFoundError", "Loading lora {lora_name} failed: No adapter found for {lora_path}"),
+    ]

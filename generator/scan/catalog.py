@@ -14,13 +14,15 @@ import json
 import multiprocessing
 import operator
 import os
+import re
 from typing import Callable, Iterable
 
 from generator.scan.cache import BlobCache, PieceStore, Rows, decode_analysis
-from generator.scan.ids import error_id, identity
+from generator.scan.ids import error_id, identity, split_template
 from generator.scan.records import Catalog, ErrorRecord, FileScan, RaiseSite, collector_paused
 from generator.scan.incremental import scan_file
 from generator.scan.sources import BlobReader, Revision, python_files
+from generator.scan.walker import has_words
 
 Progress = Callable[[int, int], None]  # (done, total)
 _STORE_EVERY = 4000  # blobs analysed (a commit waits on the disk: not too often)
@@ -40,7 +42,9 @@ def assemble(
     across the catalogs of several releases (most of their sites recur)."""
     ids = {} if ids is None else ids
     groups: dict[str, list[RaiseSite]] = {}
-    stats = {"files": 0, "sites": 0, "errors": 0, "raises": 0, "asserts": 0, "reraises": 0, "skipped": []}
+    stats = {"files": 0, "sites": 0, "errors": 0, "raises": 0, "asserts": 0, "logs": 0, "responses": 0,
+             "reraises": 0, "skipped": []}
+    scans = []
     for path, scan in files:
         stats["files"] += 1
         if not _is_utf8(path):  # git allows any bytes; pages, links and JSON need text
@@ -50,15 +54,27 @@ def assemble(
         stats["reraises"] += scan.reraises
         if scan.skipped:
             stats["skipped"].append({"path": path, "reason": scan.skipped})
+        scans.append((path, scan))
+    messages = class_messages(scans)
+    for path, scan in scans:
         for site in scan.sites:
+            if site.kind == "message":
+                continue
             site.path = path
-            what = (project, site.exception, site.template, path, site.function)
+            hashed = _HASHED_AS.get(site.kind, site.exception)
+            what = (project, hashed, site.template, path, site.function)
             key = ids.get(what)
             if key is None:
-                key = ids[what] = error_id(project, site.exception, identity(site.template, path, site.function))
+                key = ids[what] = error_id(project, hashed, identity(site.template, path, site.function))
+            # The message of `raise EngineDeadError()` lives in the class: shown and matched,
+            # but the id stays what the site itself hashes to (ids are published).
+            inherited = messages.get(site.exception.rsplit(".", 1)[-1]) if site.kind == "raise" else None
+            if inherited is not None and not has_words(site.template):
+                site.template, site.message_from = inherited
+                site.placeholders = placeholder_names(site.template)
             groups.setdefault(key, []).append(site)
             stats["sites"] += 1
-            stats["asserts" if site.kind == "assert" else "raises"] += 1
+            stats[_STAT[site.kind]] += 1
     errors = []
     for key in sorted(groups):
         sites = sorted(groups[key], key=_BY_PLACE)
@@ -75,6 +91,33 @@ def assemble(
     stats["errors"] = len(errors)
     stats["skipped"].sort(key=lambda s: s["path"])
     return Catalog(project=project, revision=revision, commit=commit, tag=tag, source=source, errors=errors, stats=stats)
+
+
+# What a log call's and a response's id hashes in place of an exception: no class is
+# spelt so, so their ids cannot meet a raise's, and every raise keeps its id.
+_HASHED_AS = {"log": "<log>", "response": "<response>"}
+_STAT = {"raise": "raises", "assert": "asserts", "log": "logs", "response": "responses"}
+
+
+def class_messages(scans: list[tuple[str, FileScan]]) -> dict[str, tuple[str, str]]:
+    """Exception class name → (its own message template, "path:line"), for the classes
+    whose ``__init__`` sets one; a name two files give different messages is left out."""
+    found: dict[str, tuple[str, str] | None] = {}
+    for path, scan in scans:
+        for site in scan.sites:
+            if site.kind != "message" or site.template is None:
+                continue
+            name = site.exception
+            value = (site.template, f"{path}:{site.line}")
+            if name in found and (found[name] is None or found[name][0] != site.template):
+                found[name] = None
+            elif name not in found:
+                found[name] = value
+    return {name: value for name, value in found.items() if value is not None}
+
+
+def placeholder_names(template: str) -> list[str]:
+    return split_template(template)[1]
 
 
 def _is_utf8(path: str) -> bool:

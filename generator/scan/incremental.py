@@ -41,7 +41,7 @@ from typing import Callable
 from generator.scan.pieces import Piece, quiet_functions, quiet_outline, split
 from generator.scan.templates import Hole, SourceText
 from generator.scan.records import FileScan, RaiseSite
-from generator.scan.walker import MODULE, Located, Scope, State, Walker, _without, constant_statements, scan_text, source_text
+from generator.scan.walker import MODULE, Located, Scope, State, Walker, _without, constant_statements, may_report, scan_text, source_text
 
 
 @dataclass(frozen=True)
@@ -404,7 +404,7 @@ def _names(found_outline: dict) -> list[str] | None:
 
 def _analyse(context: Context, parsed: Parsed, piece: Piece, found_outline: dict, states: _States):
     """Walk the piece: its variant, and the states it leaves (as live objects)."""
-    has_sites = "raise" in piece.text or "assert" in piece.text
+    has_sites = may_report(piece.text)
     # Without sites, the strings names hold matter only where the names outlive the piece.
     strings = has_sites or _names(found_outline) is None or bool(parsed.tail)
     walker = PieceWalker(context, parsed, strings)

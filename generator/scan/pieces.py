@@ -167,11 +167,19 @@ class _LineCounter:
 _LEVEL_CODE = {"module": _Lines(r"[^\s#)\]}]"), "member": _Lines(r" {0,4}[^\s#)\]}]")}
 _DEF_LINE = {"module": re.compile(r"(?:async[ \t]+)?def[ \t]+(\w+)"),
              "member": re.compile(r"    (?:async[ \t]+)?def[ \t]+(\w+)")}
+# Words that may make a site: raise, assert, a log call, an error response, a nested
+# class, and what an exception's own message is set with (``super().__init__(message)``,
+# ``self.message = ...``).
+LOUD_WORDS = ("raise", "assert", "logger", "create_error_response", "create_streaming_error_response",
+              "ErrorResponse", "class")
+_MESSAGE_SETTERS = (".__init__(", "self.message", "self.msg", "self.detail")
+
+
 def _loud(text: str) -> bool:
     """Whether the text has a word that may make a site (as a word: "raises" in a
     docstring makes none) or a nested class (first on a line: "@classmethod" is none).
-    (What ``\b(?:raise|assert)\b|\n[ \t]*class\b`` finds, several times quicker.)"""
-    for word in ("raise", "assert", "class"):
+    (What ``\b(?:raise|assert|...)\b|\n[ \t]*class\b`` finds, several times quicker.)"""
+    for word in LOUD_WORDS:
         at = text.find(word)
         while at >= 0:
             end = at + len(word)
@@ -183,7 +191,7 @@ def _loud(text: str) -> bool:
                 elif at == 0 or not _is_word(text[at - 1]):
                     return True
             at = text.find(word, end)
-    return False
+    return any(setter in text for setter in _MESSAGE_SETTERS)
 
 
 def _is_word(char: str) -> bool:

@@ -39,8 +39,8 @@ class RaiseSite:
     the catalog is assembled.
     """
 
-    kind: str  # "raise" | "assert"
-    exception: str  # as written: "ValueError", "errors.Foo"
+    kind: str  # "raise" | "assert" | "log" | "response" | "message" (an exception class's own message)
+    exception: str  # as written: "ValueError", "errors.Foo"; a log's level ("WARNING"); a response's error type
     template: str | None  # None when the raise has no message
     line: int  # the line of the raise/assert keyword
     end_line: int
@@ -53,9 +53,11 @@ class RaiseSite:
     excerpt_line: int = 0  # line number of the excerpt's first line
     cause: str | None = None  # the `from` expression
     path: str = ""
+    status: int | None = None  # a response's HTTP status, when the source says it
+    message_from: str | None = None  # where the message lives when not at the site: "path:line" of the class's
 
     def to_json(self) -> dict:
-        return {
+        data = {
             "path": self.path,
             "line": self.line,
             "end_line": self.end_line,
@@ -71,6 +73,12 @@ class RaiseSite:
             "excerpt_line": self.excerpt_line,
             "cause": self.cause,
         }
+        # only where they say something: the catalog of raises stays as it was
+        if self.status is not None:
+            data["status"] = self.status
+        if self.message_from is not None:
+            data["message_from"] = self.message_from
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> "RaiseSite":

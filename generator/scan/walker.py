@@ -20,6 +20,7 @@ import textwrap
 import tokenize
 import io
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Iterator
 
 from generator.scan.templates import (
@@ -31,6 +32,7 @@ from generator.scan.templates import (
     placeholders,
     render,
 )
+from generator.scan.ids import split_template
 from generator.scan.records import FileScan, RaiseSite
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # larger .py files in vllm/ are generated tables
@@ -75,7 +77,7 @@ def source_text(data: bytes) -> str | FileScan:
     """The file's text, or the scan of a file that needs no parse (empty, or skipped)."""
     if len(data) > MAX_FILE_BYTES:
         return FileScan(skipped=f"larger than {MAX_FILE_BYTES // 1024 // 1024} MiB; generated code is not scanned")
-    if b"raise" not in data and b"assert" not in data:
+    if not may_report(data):
         return FileScan()  # nothing to find: spare the parse
     if b"\x00" in data:
         return FileScan(skipped="contains NUL bytes")
@@ -104,6 +106,29 @@ def scan_text(text: str) -> FileScan:
 
 
 MODULE = Scope("<module>", None)
+
+# Words without which a text holds no site: raise, assert, a log call, an error
+# response, an exception's own message (set in its ``__init__``).
+REPORT_WORDS = ("raise", "assert", "logger", "error_response", "ErrorResponse", ".__init__(", "self.m", "self.detail")
+_REPORT_BYTES = tuple(w.encode() for w in REPORT_WORDS)
+
+
+def may_report(data: bytes | str) -> bool:
+    words = _REPORT_BYTES if isinstance(data, bytes) else REPORT_WORDS
+    return any(w in data for w in words)
+
+
+# Logged at warning level and above: the level each method logs at.
+LOG_LEVELS = {
+    "warning": "WARNING", "warning_once": "WARNING", "warn": "WARNING", "warn_once": "WARNING",
+    "error": "ERROR", "error_once": "ERROR", "exception": "ERROR",
+    "critical": "CRITICAL", "fatal": "CRITICAL",
+}
+_LOGGER_NAMES = ("logger",)  # what vLLM calls them (and the word `pieces` looks for)
+# Calls that make the error body vLLM's server returns to a client without raising.
+RESPONSE_CALLS = ("create_error_response", "create_streaming_error_response", "ErrorResponse")
+# `logger.warning("... %s ...", x)`: a %-conversion, and the argument it takes
+_PERCENT = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])")
 
 
 def constant_statements(body: list[ast.stmt], in_class: bool = False) -> Iterator[tuple[str, ast.expr]]:
@@ -202,7 +227,17 @@ class Walker:
             if stmt.msg is not None:
                 self.on_assert(stmt, scope, state)
             return state
-        if isinstance(stmt, (ast.Return, ast.Continue, ast.Break)):
+        if isinstance(stmt, ast.Expr):
+            call = _reporting_call(stmt.value)
+            if call is not None:
+                self.on_call(call, stmt, scope, state)
+            return state
+        if isinstance(stmt, ast.Return):
+            call = _reporting_call(stmt.value) if stmt.value is not None else None
+            if call is not None:
+                self.on_call(call, stmt, scope, state)
+            return None
+        if isinstance(stmt, (ast.Continue, ast.Break)):
             return None
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.on_function(stmt, scope)
@@ -235,9 +270,9 @@ class Walker:
                 outcomes.append(self.block(case.body, _guarded(scope, Guard("case", case, stmt)), dict(state)))
             return _merge(*outcomes)
         if isinstance(stmt, ast.Assign):
-            return self.on_assign(stmt.targets, stmt.value, scope, state)
+            return self.on_assign(stmt.targets, stmt.value, scope, state, stmt)
         if isinstance(stmt, ast.AnnAssign):
-            return self.on_assign([stmt.target], stmt.value, scope, state) if stmt.value else state
+            return self.on_assign([stmt.target], stmt.value, scope, state, stmt) if stmt.value else state
         if isinstance(stmt, ast.AugAssign):
             return self.on_augassign(stmt, scope, state)
         return state
@@ -267,7 +302,16 @@ class Walker:
             return final if after is not None else None
         return after
 
-    def on_assign(self, targets: list[ast.expr], value: ast.expr, scope: Scope, state: State) -> State:
+    def on_assign(self, targets: list[ast.expr], value: ast.expr, scope: Scope, state: State,
+                  stmt: ast.stmt | None = None) -> State:
+        call = _reporting_call(value)
+        if call is not None and stmt is not None:
+            self.on_call(call, stmt, scope, state)
+        if (stmt is not None and scope.class_name and scope.function.endswith(".__init__")
+                and _is_exception_class(scope.class_name)):
+            for target in targets:  # `self.message = f"..."` in an exception's __init__
+                if isinstance(target, ast.Attribute) and _dotted(target) in ("self.message", "self.msg", "self.detail"):
+                    self.add_site("message", scope.class_name, value, stmt, scope, state)
         state = dict(state)
         names = [t.id for t in targets if isinstance(t, ast.Name)]
         builder = self.builder(scope, state)
@@ -324,6 +368,28 @@ class Walker:
         cause = self.source.one_line(stmt.cause) if stmt.cause is not None else None
         self.add_site("raise", exception, message, stmt, scope, state, cause=cause, message_source=source)
 
+    def on_call(self, call: ast.Call, stmt: ast.stmt, scope: Scope, state: State) -> None:
+        """A log call, an error response, or an exception's ``super().__init__(message)``."""
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name in LOG_LEVELS and isinstance(func, ast.Attribute):
+            owner = _dotted(func.value)
+            if owner is not None and owner.rsplit(".", 1)[-1] in _LOGGER_NAMES and call.args:
+                self.add_site("log", LOG_LEVELS[name], call.args[0], stmt, scope, state, arguments=call.args[1:])
+            return
+        if name in RESPONSE_CALLS:
+            message, error_type, status = _response_parts(call, name)
+            if message is not None:
+                self.add_site("response", error_type, message, stmt, scope, state, status=status)
+            return
+        if (name == "__init__" and scope.class_name and scope.function.endswith(".__init__")
+                and _is_exception_class(scope.class_name) and isinstance(func, ast.Attribute)):
+            args = call.args
+            if isinstance(func.value, ast.Name) and args:  # Exception.__init__(self, message)
+                args = args[1:]
+            if args and not isinstance(args[0], ast.Starred):
+                self.add_site("message", scope.class_name, args[0], stmt, scope, state)
+
     def on_assert(self, stmt: ast.Assert, scope: Scope, state: State) -> None:
         inner = _guarded(scope, Guard("else", stmt.test, stmt))
         self.add_site("assert", "AssertionError", stmt.msg, stmt, inner, state, own_guard=False)
@@ -339,6 +405,8 @@ class Walker:
         cause: str | None = None,
         own_guard: bool = True,
         message_source: SourceText | None = None,
+        arguments: list[ast.expr] | None = None,
+        status: int | None = None,
     ) -> None:
         template: str | None = None
         variants: list[str] = []
@@ -349,6 +417,12 @@ class Walker:
             template = render(templates[0])
             variants = [render(t) for t in templates[1:]]
             holes = placeholders(templates[0])
+            if arguments is not None:  # a log call's %-style arguments fill its conversions
+                template, filled = _percent_filled(template, [self.source.one_line(a) for a in arguments])
+                variants = [_percent_filled(v, [self.source.one_line(a) for a in arguments])[0] for v in variants]
+                holes = holes + filled
+        if kind in ("log", "response", "message") and not has_words(template):
+            return  # `logger.error(e)`, `create_error_response(str(e))`: nothing of its own to say
         guard_stmt = scope.guards[-1].statement if scope.guards and own_guard else None
         if not own_guard and len(scope.guards) > 1:
             guard_stmt = scope.guards[-2].statement
@@ -368,6 +442,7 @@ class Walker:
                 excerpt=excerpt,
                 excerpt_line=excerpt_line,
                 cause=cause,
+                status=status,
             )
         )
 
@@ -511,6 +586,92 @@ def _exception_name(node: ast.expr) -> str | None:
         return None
     last = dotted.rsplit(".", 1)[-1]
     return dotted if last[:1].isupper() else None
+
+
+def _reporting_call(value: ast.expr) -> ast.Call | None:
+    """The call of ``f(...)``, ``await f(...)`` or ``yield f(...)``: where a log call or a response may be."""
+    if isinstance(value, (ast.Await, ast.Yield)) and value.value is not None:
+        value = value.value
+    return value if isinstance(value, ast.Call) else None
+
+
+def _is_exception_class(name: str) -> bool:
+    return name.endswith(("Error", "Exception", "Exit", "Failure"))
+
+
+def has_words(template: str | None) -> bool:
+    """Whether the template has literal text of its own (not only holes and punctuation)."""
+    if template is None:
+        return False
+    segments, _ = split_template(template)
+    return any(re.search(r"[A-Za-z]{2}", s) for s in segments)
+
+
+def _percent_filled(template: str, arguments: list[str]) -> tuple[str, list[str]]:
+    """``"a %s b %d"`` with arguments ``x, y`` → ``"a {x} b {y}"``; a conversion left without
+    an argument stays as text (``%%`` becomes ``%``)."""
+    if not arguments and "%" not in template:
+        return template, []
+    filled: list[str] = []
+    queue = list(arguments)
+
+    def one(match: re.Match) -> str:
+        if match.group(1) == "%":
+            return "%"
+        if not queue:
+            return match.group(0)
+        source = queue.pop(0)
+        filled.append(source)
+        return "{" + source + "}"
+
+    if not arguments:
+        return template.replace("%%", "%") if "%%" in template else template, []
+    return _PERCENT.sub(one, template), filled
+
+
+def _http_status(node: ast.expr | None) -> int | None:
+    """``HTTPStatus.NOT_FOUND``, ``404``, ``HTTPStatus.NOT_FOUND.value`` → 404; None when computed."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    dotted = _dotted(node)
+    if dotted:
+        parts = dotted.split(".")
+        if parts[-1] == "value":
+            parts = parts[:-1]
+        if len(parts) >= 2 and parts[-2] == "HTTPStatus" and parts[-1] in HTTPStatus.__members__:
+            return HTTPStatus[parts[-1]].value
+    return None
+
+
+def _keyword(call: ast.Call, *names: str) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg in names), None)
+
+
+def _response_parts(call: ast.Call, name: str) -> tuple[ast.expr | None, str, int | None]:
+    """(message, error type, HTTP status) of an error response call.
+
+    ``create_error_response(message, err_type="BadRequestError", status_code=HTTPStatus.BAD_REQUEST)``
+    (its defaults), ``ErrorResponse(message=..., type=..., code=...)`` and
+    ``ErrorResponse(error=ErrorInfo(message=..., type=..., code=...))``.
+    """
+    if name == "ErrorResponse":
+        inner = _keyword(call, "error")
+        if isinstance(inner, ast.Call):
+            call = inner
+        message = _keyword(call, "message") or (call.args[0] if call.args else None)
+        kind = _keyword(call, "type")
+        status = _http_status(_keyword(call, "code"))
+        default = "ErrorResponse"
+    else:
+        message = call.args[0] if call.args else _keyword(call, "message")
+        kind = _keyword(call, "err_type") or (call.args[1] if len(call.args) > 1 else None)
+        code = _keyword(call, "status_code") or (call.args[2] if len(call.args) > 2 else None)
+        status = _http_status(code) if code is not None else HTTPStatus.BAD_REQUEST.value
+        default = "BadRequestError" if kind is None else "ErrorResponse"
+    error_type = kind.value if isinstance(kind, ast.Constant) and isinstance(kind.value, str) else default
+    return message, error_type, status
 
 
 def _message_argument(call: ast.Call) -> ast.expr | None:

@@ -78,6 +78,23 @@ def generated_meaning(exception: str, kind: str, sites: list[dict], has_message:
     first = sites[0]
     where = f"{code(first['function'])} ({code(first['path'])})"
     more = f", and from {len(sites) - 1} other place{'s' if len(sites) > 2 else ''}" if len(sites) > 1 else ""
+    guarded = " when the condition below holds" if first.get("guard") else ""
+    if kind == "log":
+        return (
+            f"vLLM logs this at {exception} level in {where}{more}{guarded}. It is a log line, not an "
+            "exception: on its own it does not stop vLLM. When it comes with a traceback, the error at the "
+            "traceback's end is the one to look up."
+        )
+    if kind == "response":
+        statuses = sorted({s["status"] for s in sites if s.get("status")})
+        status = f"HTTP {', '.join(str(s) for s in statuses)} " if statuses else ""
+        return (
+            f"vLLM's OpenAI-compatible server returns this to the client as an {status}error body "
+            f"(type {code(exception)}) from {where}{more}{guarded}, without raising: the client sees it "
+            "and the server log may say nothing."
+        )
+    if first.get("message_from"):
+        more += f". The message is set by the exception class itself ({code(first['message_from'])})"
     if kind == "assert":
         return (
             f"An internal check (`assert`) in {where}{more} failed: vLLM expected the condition "
@@ -85,7 +102,6 @@ def generated_meaning(exception: str, kind: str, sites: list[dict], has_message:
         )
     if not has_message:
         return f"vLLM raises {code(exception)} without a message in {where}{more}."
-    guarded = " when the condition below holds" if first.get("guard") else ""
     return f"vLLM raises {code(exception)} in {where}{more}{guarded}. No curated explanation has been written yet."
 
 
@@ -279,6 +295,7 @@ def error_json(page: ErrorPage, catalog: dict, report: str) -> dict:
                 "comment": s["comment"],
                 "excerpt": s["excerpt"],
                 "excerpt_line": s["excerpt_line"],
+                **{key: s[key] for key in ("status", "message_from") if key in s},
             }
             for s in page.sites
         ],
