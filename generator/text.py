@@ -74,6 +74,11 @@ def error_path(error_id: str) -> str:
     return f"errors/{error_id}/"
 
 
+def foreign_path(foreign_id: str) -> str:
+    """A foreign error's page (an error that is not vLLM's): ``foreign/<id>/``."""
+    return f"foreign/{foreign_id}/"
+
+
 def error_url(site_url: str, error_id: str) -> str:
     """An error page's address: absolute when the site's URL is known, else its path."""
     return f"{site_url.rstrip('/')}/{error_path(error_id)}" if site_url else error_path(error_id)

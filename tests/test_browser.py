@@ -752,7 +752,7 @@ def test_paste_results_are_titled_like_the_pages(lookup_page):
         "Fewer Mamba cache blocks than max_num_seqs, so full CUDA graphs cannot be captured"
 
 
-def test_ties_go_to_the_newest_release_in_the_browser(lookup_page):
+def test_one_result_per_problem_in_the_browser(lookup_page):
     from test_lookup import _releases_with_the_same_message
 
     from generator.lookup.index import compact_index, matcher_from_index
@@ -764,4 +764,6 @@ def test_ties_go_to_the_newest_release_in_the_browser(lookup_page):
         ".then((r) => done(r), (e) => done({error: String(e && e.stack || e)}));", json.dumps(index), text)
     assert "error" not in found, found
     py = python_result(matcher_from_index(index), text, 2)
-    assert [m["id"] for m in found["matches"]] == [m["id"] for m in py["matches"]] == ["b000000000000001", "a000000000000001"]
+    assert found == py
+    assert [m["id"] for m in found["matches"]] == ["b000000000000001"]
+    assert found["matches"][0]["also"] == [{"id": "a000000000000001", "versions": ["v1", "v2"]}]

@@ -222,11 +222,33 @@ def _releases_with_the_same_message() -> list[dict]:
     return [{"revision": "v1", "errors": [old]}, {"revision": "v2", "errors": [old]}, {"revision": "v3", "errors": [new]}]
 
 
-def test_ties_go_to_the_newest_release():
-    """The same message scores the same under each id: the one the newest release raises comes first."""
+def test_one_result_per_problem_and_the_newest_release_first():
+    """The same message under two ids (retyped in v3) is one problem: one result, whose
+    current error is the newest release's, with the older id inside it."""
     from generator.lookup.index import compact_index, matcher_from_index
 
     matcher = matcher_from_index(compact_index(_releases_with_the_same_message()))
     matches, _ = matcher.lookup("max_num_seqs (256) exceeds available Mamba cache blocks (161).", top=2)
-    assert [m.error.id for m in matches] == ["b000000000000001", "a000000000000001"]
-    assert matches[0].score == matches[1].score
+    assert [m.error.id for m in matches] == ["b000000000000001"]
+    data = matches[0].to_json()
+    assert data["current"]["id"] == "b000000000000001" and data["current"]["versions"] == ["v3"]
+    assert data["also"] == [{"id": "a000000000000001", "versions": ["v1", "v2"]}]
+    assert data["verdict"] == "exact" and data["message"] == "max_num_seqs (256) exceeds available Mamba cache blocks (161)."
+
+
+def test_an_old_match_leads_to_the_current_error():
+    """A paste of the old wording matches the old id best; the result is the problem's current error."""
+    from generator.lookup.index import compact_index, matcher_from_index
+
+    releases = _releases_with_the_same_message()
+    releases[2]["errors"][0] = dict(releases[2]["errors"][0], template="max_num_seqs ({n}) exceeds the available Mamba cache blocks ({m}); lower it.")
+    releases[2]["errors"][0]["sites"] = [dict(releases[0]["errors"][0]["sites"][0], template=releases[2]["errors"][0]["template"])]
+    from generator.history.lineage import link_releases
+
+    index = compact_index(releases, links=link_releases(releases))
+    matches, _ = matcher_from_index(index).lookup("ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (161).")
+    data = matches[0].to_json()
+    assert data["id"] == "a000000000000001" and data["current"]["id"] == "b000000000000001"
+    assert len(matches) == 1
+
+

@@ -8,10 +8,17 @@ OLD and not at NEW, one "added" the other way round):
 - **retyped**: a removed and an added error have the same normalized template and
   different exception types (``ValueError`` → ``VLLMValidationError``);
 - **reworded**: a removed and an added error are raised from the same function of the
-  same module, with the same exception type, and their normalized templates are at
-  least ``REWORD_RATIO`` alike (difflib's ratio on the literal text);
+  same module, and their normalized templates are at least ``REWORD_RATIO`` alike
+  (difflib's ratio on the literal text); the exception type may have changed too
+  (``ValueError`` → ``VLLMValidationError`` along with the words);
 - **moved and reworded**: as reworded, but from another function or module, which
-  needs templates at least ``MOVED_RATIO`` alike.
+  needs templates at least ``MOVED_RATIO`` alike, or the old message's literal text
+  whole at the start of the new one (a message that grew);
+- an error may become one that the newer release already raised (the V0 engine's check
+  gone, the V1 engine's alike one kept): retyped or moved and reworded, as above.
+
+Only errors of one family link: exceptions (raise, assert) with exceptions, log lines
+with log lines, responses with responses.
 
 Each error links to at most one other: candidates are taken best score first. An
 error raised at both releases keeps its id; if its sites changed, drift reports it
@@ -20,6 +27,7 @@ as moved.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import functools
 import math
@@ -60,6 +68,12 @@ def _has_words(error: dict) -> bool:
     return error.get("has_message", True) and bool(re.search(r"\w", normalize_template(error["template"]).replace("{}", "")))
 
 
+def _family(error: dict) -> str:
+    """What may become what: an exception another exception, a log line another log line."""
+    kind = error.get("kind", "raise")
+    return "exception" if kind in ("raise", "assert") else kind
+
+
 def _places(error: dict) -> set[tuple[str, str]]:
     return {(s["path"], s["function"]) for s in error["sites"]}
 
@@ -71,31 +85,46 @@ def link_errors(old: dict, new: dict) -> list[Link]:
     # Only messages with words of their own can be told to be the same message.
     removed = [e for i, e in old_ids.items() if i not in new_ids and _has_words(e)]
     added = [e for i, e in new_ids.items() if i not in old_ids and _has_words(e)]
+    # An error may also become one that NEW already raised before: the V0 engine's check
+    # removed while the V1 engine's, worded alike, lives on.
+    kept = [e for i, e in new_ids.items() if i in old_ids and _has_words(e)]
+    targets = added + kept
     by_place: dict[tuple[str, str], list[dict]] = {}
     by_normalized: dict[str, list[dict]] = {}
     for error in added:
         for place in _places(error):
             by_place.setdefault(place, []).append(error)
+    for error in targets:
         by_normalized.setdefault(normalize_template(error["template"]), []).append(error)
-    literal = {e["id"]: _literal(e["template"]) for e in (*removed, *added)}
-    by_exception = {
-        exception: _Candidates([e["id"] for e in errors], literal)
-        for exception, errors in _group(added, lambda e: e["exception"]).items()
+    literal = {e["id"]: _literal(e["template"]) for e in (*removed, *targets)}
+    by_family = {
+        family: _Candidates([e["id"] for e in errors], literal)
+        for family, errors in _group(targets, _family).items()
     }
+    family_of = {e["id"]: _family(e) for e in targets}
+    places_of = {e["id"]: _places(e) for e in targets}
+    prefixes = _Prefixes(targets, literal)
     candidates: list[tuple[float, str, str, str]] = []
     for error in removed:
         text = literal[error["id"]]
         for other in by_normalized.get(normalize_template(error["template"]), []):
-            if other["exception"] != error["exception"]:
+            if other["exception"] != error["exception"] and _family(other) == _family(error):
                 candidates.append((1.0, "retyped", error["id"], other["id"]))
+        paths = {path for path, _ in _places(error)}
+        for other_id in prefixes.extending(text):
+            if family_of[other_id] == _family(error):
+                # of several messages that begin alike, the one raised where it was, then the shortest
+                here = any(path in paths for path, _ in places_of[other_id])
+                score = PREFIX_SCORE + 0.05 * here + 0.04 * len(text) / len(literal[other_id])
+                candidates.append((round(score, 3), "reworded", error["id"], other_id))
         near = {o["id"]: o for place in _places(error) for o in by_place.get(place, [])}
         for other in near.values():
-            if other["exception"] != error["exception"] or not _may_reach(text, literal[other["id"]], REWORD_RATIO):
+            if _family(other) != _family(error) or not _may_reach(text, literal[other["id"]], REWORD_RATIO):
                 continue
             ratio = difflib.SequenceMatcher(None, text, literal[other["id"]], autojunk=False).ratio()
             if ratio >= REWORD_RATIO:
                 candidates.append((round(ratio, 3), "reworded", error["id"], other["id"]))
-        group = by_exception.get(error["exception"])
+        group = by_family.get(_family(error))
         if group is None:
             continue
         matcher = None
@@ -116,13 +145,41 @@ def link_errors(old: dict, new: dict) -> list[Link]:
     taken_from: set[str] = set()
     taken_to: set[str] = set()
     kind_rank = {"retyped": 0, "reworded": 1, "moved-reworded": 2}
+    # A successor new in NEW before one NEW already raised, at a like score.
+    candidates = [(score - KEPT_PENALTY if target in old_ids and kind != "retyped" else score, kind, source, target)
+                  for score, kind, source, target in candidates]
     for score, kind, source, target in sorted(candidates, key=lambda c: (-c[0], kind_rank[c[1]], c[2], c[3])):
         if source in taken_from or target in taken_to:
             continue
         taken_from.add(source)
-        taken_to.add(target)
+        if target not in old_ids:  # an error new in NEW takes one; one that lived on takes any
+            taken_to.add(target)
         links.append(Link(source, target, kind, score, old["revision"], new["revision"]))
     return sorted(links, key=lambda link: (link.source, link.target))
+
+
+KEPT_PENALTY = 0.05
+PREFIX_SCORE = 0.9  # a message that grew (words added at its end) ranks with a close rewording
+PREFIX_LEAST = 16  # literal characters a message needs for its growth to be told apart
+
+
+class _Prefixes:
+    """The errors whose literal text begins with a given text: messages that grew."""
+
+    def __init__(self, errors: list[dict], literal: dict[str, str]):
+        self.sorted = sorted((literal[e["id"]], e["id"]) for e in errors)
+        self.texts = [text for text, _ in self.sorted]
+
+    def extending(self, text: str) -> list[str]:
+        if len(text) < PREFIX_LEAST:
+            return []
+        at = bisect.bisect_left(self.texts, text)
+        found = []
+        while at < len(self.texts) and self.texts[at].startswith(text):
+            if self.texts[at] != text:
+                found.append(self.sorted[at][1])
+            at += 1
+        return found[:8]
 
 
 def _group(items, key) -> dict:

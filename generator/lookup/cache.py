@@ -47,6 +47,13 @@ def index_problem(index) -> str | None:
                 or not all(isinstance(v, str) for v in row[4]) or not all(map(_site_ok, row[5]))
                 or not all(isinstance(f, str) for f in row[6])):
             return f"an error row that is not [id, exception, template, has_message, versions, sites, forms]: {str(row)[:80]}"
+    for name in ("groups", "kinds"):
+        table = index.get(name, {})
+        if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
+            return f"`{name}` is not a mapping of strings"
+    entries = index.get("entries", {})
+    if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
+        return "`entries` is not a mapping of entries"
     return None
 
 

@@ -14,33 +14,70 @@ The browser port builds the same patterns and rules from the index (``index.py``
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from pathlib import Path
 
-# Errors that vLLM users hit but that come from elsewhere. Checked against the last
-# exception of the paste; a vLLM template that explains that exception wins.
-NOT_VLLM_RULES: list[tuple[str, tuple[str, ...], re.Pattern, str, bool]] = [
-    # (source, keywords, pattern, reason, weak): the pattern runs only where one of
-    # the keywords occurs (lower case); a weak rule speaks only when no vLLM error matched.
-    ("torch", ("out of memory", "re-initialize cuda"),
-     re.compile(r"OutOfMemoryError: CUDA out of memory|CUDA out of memory\. Tried to allocate|Cannot re-initialize CUDA in forked subprocess", re.I),
-     "PyTorch reported it (a CUDA allocation that failed, or CUDA used in a forked process), not a vLLM check", False),
-    ("cuda", ("cuda error",),
-     re.compile(r"CUDA error: (?:an illegal memory access|no kernel image is available|device-side assert|misaligned address|unspecified launch failure|out of memory|invalid device ordinal|CUDA-capable device)", re.I),
-     "an error reported by the CUDA runtime (through PyTorch), not a vLLM check", False),
-    ("nccl", ("nccl", "distbackenderror"),
-     re.compile(r"\bNCCL error|nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidUsage|RemoteError)|DistBackendError", re.I),
-     "an error from NCCL, the GPU collective-communication library", False),
-    ("nccl", ("nccl warn",), re.compile(r"\bNCCL WARN\b"),
-     "a warning from NCCL, the GPU collective-communication library", True),
-    ("python-import", ("no module named", "cannot import name", "undefined symbol"),
-     re.compile(r"(?:ModuleNotFoundError|ImportError): (?:No module named|cannot import name)|undefined symbol: \w+"),
-     "Python could not import a package, a name from it, or a compiled extension built against another PyTorch", False),
-    ("transformers", ("transformers", "unrecognized", "config.json", "gguf model", "custom code"),
-     re.compile(r"contains custom code which must be executed|Transformers does not recognize this architecture|model type `[^`]+` but Transformers|Unrecognized configuration class|does not appear to have a file named config\.json|Unrecognized model in |GGUF model with architecture \S+ is not supported yet", re.I),
-     "an error from Hugging Face transformers while reading the model's configuration", False),
-    ("huggingface_hub", ("repo", "client error", "model identifier", "localentrynotfound", "huggingface.co"),
-     re.compile(r"GatedRepoError|RepositoryNotFoundError|(?:401|403) Client Error|is not a valid model identifier|LocalEntryNotFoundError|We couldn't connect to 'https://huggingface\.co'|Cannot access gated repo", re.I),
-     "an error from the Hugging Face Hub client while fetching the model", False),
-]
+import yaml
+
+FOREIGN_FILE = Path(__file__).with_name("foreign.yaml")
+FOREIGN_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_FIELDS = {"id": str, "source": str, "title": str, "keywords": list, "pattern": str, "weak": bool,
+           "reason": str, "summary": str, "steps": list, "related": list}
+
+
+@dataclass(frozen=True)
+class ForeignError:
+    """An error that is not vLLM's but shows up in its logs: an answer with an id of its own."""
+
+    id: str  # published under foreign/: never renamed
+    source: str  # the package that reports it
+    title: str
+    keywords: tuple[str, ...]  # lower case; the pattern runs only where one occurs
+    pattern: re.Pattern
+    weak: bool  # answers only when no vLLM error matched
+    reason: str
+    summary: str
+    steps: tuple[str, ...]
+    related: tuple[str, ...]  # ids of vLLM errors whose pages say more
+    phases: tuple[tuple[str, frozenset[str], str], ...] = ()  # (phase, frame functions, advice)
+
+
+def load_foreign(path: Path = FOREIGN_FILE) -> list[ForeignError]:
+    """The foreign errors of the data file; a malformed one stops with its place and what to fix."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    found: list[ForeignError] = []
+    seen: set[str] = set()
+    for number, item in enumerate(data.get("errors", []) if isinstance(data, dict) else [], 1):
+        where = f"{path}: errors[{number}]"
+        if not isinstance(item, dict):
+            raise ValueError(f"{where}: each item must be a mapping")
+        for name, kind in _FIELDS.items():
+            if not isinstance(item.get(name), kind):
+                raise ValueError(f"{where}: `{name}` must be a {kind.__name__}")
+        if not FOREIGN_ID.match(item["id"]) or item["id"] in seen:
+            raise ValueError(f"{where}: id {item['id']!r} must be new and of lower-case words and dashes")
+        seen.add(item["id"])
+        phases = tuple((p["phase"], frozenset(p["functions"]), p.get("advice", "")) for p in item.get("phases", []))
+        found.append(ForeignError(
+            id=item["id"], source=item["source"], title=item["title"], keywords=tuple(k.lower() for k in item["keywords"]),
+            pattern=re.compile(item["pattern"]), weak=item["weak"], reason=item["reason"], summary=item["summary"],
+            steps=tuple(item["steps"]), related=tuple(item["related"]), phases=phases,
+        ))
+    return found
+
+
+FOREIGN_ERRORS = load_foreign()
+FOREIGN_BY_ID = {f.id: f for f in FOREIGN_ERRORS}
+# (source, keywords, pattern, reason, weak, id): what the index gives the browser's matcher
+NOT_VLLM_RULES = [(f.source, f.keywords, f.pattern, f.reason, f.weak, f.id) for f in FOREIGN_ERRORS]
+
+# A vLLM message that only says "something failed, see above": when a foreign error is
+# in the paste, that error is the answer and such a message comes after it. Any other
+# vLLM message found with a foreign error comes first, the foreign error as its cause
+# (vLLM's ImportError "Please install bitsandbytes", chained from ModuleNotFoundError).
+WRAPPER = re.compile(r"root cause|see (?:the )?(?:stack trace|above|logs?|error)|failed to start|died unexpectedly|"
+                     r"initialization failed|initialization error|Worker failed|encountered an issue|check the logs|"
+                     r"fatal error|failed with error|Error executing method|failed to be inspected", re.I)
 
 EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?(\w*(?:Error|Exception|Exit|Interrupt|Warning)|AssertionError)(?:\((\w+)\))?(?::\s?(.*))?$")
 FRAME = re.compile(r'File "([^"]+)", line (\d+), in ([\w<>.]+)')
@@ -64,22 +101,38 @@ def traceback_frames(cleaned: str) -> list[tuple[str, str]]:
     return [(m.group(1), m.group(3)) for m in FRAME.finditer(cleaned)]
 
 
-def not_vllm(cleaned: str, weak: bool = False) -> tuple[int, str, str] | None:
-    """(end of its line, source, reason) of the last non-vLLM error the paste shows.
+def not_vllm(cleaned: str, weak: bool = False) -> tuple[int, str, str, str, int] | None:
+    """(end of its line, source, reason, foreign id, where it starts) of the last non-vLLM
+    error the paste shows.
 
-    ``weak``: also rules that only speak when no vLLM error matched.
+    ``weak``: also rules that only speak when no vLLM error matched. Of two rules on the
+    same line, the first listed wins.
     """
     best = None
     low = cleaned.lower()
-    for source, keywords, pattern, reason, is_weak in NOT_VLLM_RULES:
+    for source, keywords, pattern, reason, is_weak, id_ in NOT_VLLM_RULES:
         if (is_weak and not weak) or not any(k in low for k in keywords):
             continue
         for m in pattern.finditer(cleaned):
             line_end = cleaned.find("\n", m.start())
             line_end = len(cleaned) if line_end == -1 else line_end
             if best is None or line_end > best[0]:
-                best = (line_end, source, reason)
+                best = (line_end, source, reason, id_, m.start())
     return best
+
+
+def phase_of(foreign_id: str, frames: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """(phase, advice) of a foreign error, from the traceback's frames: the innermost frame
+    whose function one of the error's phases names (``_dummy_sampler_run`` → sampler warm-up)."""
+    error = FOREIGN_BY_ID.get(foreign_id)
+    if error is None or not error.phases:
+        return None
+    for _, function in reversed(frames):
+        name = function.rsplit(".", 1)[-1]
+        for phase, functions, advice in error.phases:
+            if name in functions:
+                return phase, advice
+    return None
 
 
 # Packages whose own frame, innermost in a traceback, says the error is theirs.
@@ -87,12 +140,12 @@ FOREIGN_PACKAGES = ("transformers", "torch", "huggingface_hub", "ray", "triton",
 FOREIGN_FRAME_REASON = "the traceback ends in {package}'s own code ({file})"
 
 
-def foreign_frame(frames: list[tuple[str, str]]) -> tuple[int, str, str] | None:
+def foreign_frame(frames: list[tuple[str, str]]) -> tuple[int, str, str, str, int] | None:
     """When no vLLM error matched: the package of the traceback's innermost frame."""
     if not frames:
         return None
     path = frames[-1][0].replace("\\", "/")
     for package in FOREIGN_PACKAGES:
         if f"/{package}/" in path and "/vllm/" not in path:
-            return 0, package, FOREIGN_FRAME_REASON.format(package=package, file=path.rsplit("/", 1)[-1])
+            return 0, package, FOREIGN_FRAME_REASON.format(package=package, file=path.rsplit("/", 1)[-1]), "", 0
     return None

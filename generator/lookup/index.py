@@ -15,10 +15,12 @@ import re
 
 from generator.lookup import clean, foreign, match
 from generator.lookup.match import LookupError_, Matcher, error_title
-from generator.text import CUT_TRAILING, ELLIPSIS, error_path, error_url
+from generator.scan.ids import normalize_template
+from generator.text import CUT_TRAILING, ELLIPSIS, error_path, error_url, foreign_path
 
 # 2: the rules carry every number and pattern that lookup.js needs (1 carried only a few).
-INDEX_SCHEMA_VERSION = 2
+# 3: groups (one result per problem), kinds, curated summaries, foreign errors with ids.
+INDEX_SCHEMA_VERSION = 3
 
 
 def _source(pattern: re.Pattern) -> str:
@@ -59,6 +61,7 @@ def rules() -> dict:
         "frame_bonus": match.FRAME_BONUS,
         "max_value_chars": match.MAX_VALUE_CHARS,
         "title_width": match.TITLE_WIDTH,
+        "closers": match.CLOSERS,
         # generator/text.py
         "ellipsis": ELLIPSIS,
         "cut_trailing": CUT_TRAILING,
@@ -66,8 +69,12 @@ def rules() -> dict:
         # foreign.py
         "foreign_packages": list(foreign.FOREIGN_PACKAGES),
         "foreign_frame_reason": foreign.FOREIGN_FRAME_REASON,
-        "not_vllm": [[source, list(keywords), _source(pattern), reason, weak]
-                     for source, keywords, pattern, reason, weak in foreign.NOT_VLLM_RULES],
+        "not_vllm": [[source, list(keywords), _source(pattern), reason, weak, id_]
+                     for source, keywords, pattern, reason, weak, id_ in foreign.NOT_VLLM_RULES],
+        "foreign": {f.id: {"title": f.title, "summary": f.summary, "steps": list(f.steps), "url": foreign_path(f.id),
+                           "phases": [[phase, sorted(functions), advice] for phase, functions, advice in f.phases]}
+                    for f in foreign.FOREIGN_ERRORS},
+        "wrapper": _source(foreign.WRAPPER),
         # patterns, in Python syntax
         "line_prefixes": [_source(p) for p in clean.LINE_PREFIXES],
         "patterns": {
@@ -84,16 +91,20 @@ def rules() -> dict:
     }
 
 
-def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None) -> dict:
+def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, links: list | None = None,
+                  entries: dict[str, dict] | None = None) -> dict:
     """Every error of the catalogs (one per release, oldest first), compactly.
 
     The browser builds its matcher from this with the same rules as ``Matcher``:
     the rules' numbers, texts and patterns travel inside it (``rules()``). ``curated``:
     the curated entries' titles by error id, the title a result shows (the site's index
-    has them; the command line's stored index does not).
+    has them; the command line's stored index does not). ``links``: the lineage of
+    ``generator.history.lineage`` (an error that became another in a later release).
+    ``entries``: by error id, the curated entry's {slug, title, summary, fix}.
     """
     merged: dict[str, dict] = {}
     forms: dict[str, list[str]] = {}
+    kinds: dict[str, str] = {}
     for catalog in catalogs:
         for error in catalog["errors"]:
             known = merged.get(error["id"])
@@ -108,25 +119,84 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None) -
                 forms[error["id"]] = []
             known["versions"].append(catalog["revision"])
             known["sites"] = [[s["path"], s["line"], s["function"]] for s in error["sites"]]
+            if error.get("kind", "raise") not in ("raise", "assert"):
+                kinds[error["id"]] = error["kind"]
             if known["has_message"]:
                 for site in error["sites"]:
                     for form in [site["template"], *site.get("variants", [])]:
                         if form and form not in forms[error["id"]]:
                             forms[error["id"]].append(form)
     ids = sorted(merged)
+    revisions = [c["revision"] for c in catalogs]
+    entries = entries or {}
     return {
         "schema_version": INDEX_SCHEMA_VERSION,
-        "revisions": [c["revision"] for c in catalogs],
+        "revisions": revisions,
         "errors": [[merged[i]["id"], merged[i]["exception"], merged[i]["template"], merged[i]["has_message"],
                     merged[i]["versions"], merged[i]["sites"], forms[i]] for i in ids],
+        "groups": problem_groups(merged, revisions, links or [], entries),
+        "kinds": {i: kinds[i] for i in sorted(kinds)},
         "rules": rules(),
         **({"curated": {i: curated[i] for i in sorted(curated) if i in merged}} if curated else {}),
+        **({"entries": {i: entries[i] for i in sorted(entries) if i in merged}} if entries else {}),
     }
+
+
+def problem_groups(errors: dict[str, dict], revisions: list[str], links: list, entries: dict[str, dict]) -> dict[str, str]:
+    """Error id → the id of its problem's current error, for the ids of a problem with more than one.
+
+    One problem: errors linked by lineage (reworded, retyped, moved), errors of the same
+    message (``raise EngineDeadError()`` in three functions, a message both logged and
+    raised), and the ids of one curated entry. Its current error is the one the newest release raises (the pin's
+    when the pin is newest), then a curated one, then the one of most releases.
+    """
+    parent = {i: i for i in errors}
+
+    def find(i: str) -> str:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def union(a: str, b: str) -> None:
+        if a in parent and b in parent:
+            parent[find(a)] = find(b)
+
+    for link in links:
+        source, target = (link.source, link.target) if hasattr(link, "source") else (link["source"], link["target"])
+        union(source, target)
+    same: dict[str, str] = {}
+    for i, error in errors.items():
+        if error["has_message"] and any(c.isalpha() for c in HOLE_TEXT.sub("", error["template"])):
+            # the same words, whatever the type (NotFoundError and VLLMNotFoundError alike)
+            first = same.setdefault(normalize_template(error["template"]), i)
+            union(i, first)
+    by_entry: dict[str, str] = {}
+    for i, entry in entries.items():
+        union(i, by_entry.setdefault(entry["slug"], i))
+    members: dict[str, list[str]] = {}
+    for i in errors:
+        members.setdefault(find(i), []).append(i)
+    place = {r: n for n, r in enumerate(revisions)}
+    groups: dict[str, str] = {}
+    for ids in members.values():
+        if len(ids) < 2:
+            continue
+        current = max(ids, key=lambda i: (max(place.get(v, -1) for v in errors[i]["versions"]), i in entries,
+                                          len(errors[i]["versions"]), [-ord(c) for c in i]))
+        for i in sorted(ids):
+            groups[i] = current
+    return groups
+
+
+HOLE_TEXT = match.HOLE
 
 
 def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
     """The matcher over the index's errors; their URLs absolute under ``site_url`` when given."""
     order = {revision: place for place, revision in enumerate(index.get("revisions", []))}
+    kinds = index.get("kinds", {})
+    entries = index.get("entries", {})
     errors = [
         LookupError_(
             id=id_,
@@ -138,10 +208,13 @@ def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
             versions=versions,
             sites=[{"path": p, "line": line, "function": f} for p, line, f in sites],
             newest=max((order.get(v, -1) for v in versions), default=-1),
+            kind=kinds.get(id_, "raise"),
+            entry=entries.get(id_),
         )
         for id_, exception, template, has_message, versions, sites, _ in index["errors"]
     ]
-    return Matcher(errors, [forms for *_, forms in index["errors"]])
+    return Matcher(errors, [forms for *_, forms in index["errors"]], groups=index.get("groups", {}),
+                   revisions=index.get("revisions", []), site_url=site_url)
 
 
 def matcher_from_catalogs(catalogs: list[dict], site_url: str = "") -> Matcher:

@@ -31,9 +31,10 @@ from itertools import chain
 from typing import Iterable
 
 from generator.lookup.clean import Origin, clean_paste, squash, squash_text, squashes_longer
-from generator.lookup.foreign import foreign_frame, last_exception, not_vllm, traceback_frames
+from generator.lookup.foreign import (FOREIGN_BY_ID, WRAPPER, foreign_frame, last_exception, not_vllm, phase_of,
+                                      traceback_frames)
 from generator.scan.ids import split_template
-from generator.text import ELLIPSIS, readable_message, shorten, unquoted
+from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
 
 GRAM = 6
 MAX_GRAMS_PER_ENTRY = 48
@@ -123,6 +124,8 @@ class LookupError_:
     versions: list[str]
     sites: list[dict]  # {"path", "line", "function"}
     newest: int = 0  # the place of the newest release that raises it among the index's: ties go to the newer
+    kind: str = "raise"  # "raise" | "assert" | "log" | "response"
+    entry: dict | None = None  # the curated entry's {slug, title, summary, fix}
 
 
 def error_title(exception: str, template: str, has_message: bool = True, width: int = TITLE_WIDTH,
@@ -156,11 +159,19 @@ class Match:
     value_spans: list[tuple[int, int]] = field(default_factory=list)
     wrapper: bool = False  # another match lies inside one of its values: it only wraps that one
     holes: int = 0  # placeholders in the template
+    current: LookupError_ | None = None  # the problem's current error (the pin's, or what it became)
+    also: list[LookupError_] = field(default_factory=list)  # the problem's other ids, in other releases
 
     @property
     def score(self) -> float:
         """How much of what the paste could show of the template it does show."""
         return round(self.matched / max(1, self.matched + self.missing), 3) if self.matched else 0.5 * self.frame
+
+    @property
+    def verdict(self) -> str:
+        """``exact``: the paste shows the message (all of it, or all up to where it stops);
+        ``partial``: parts of it are missing or other: it may have been reworded."""
+        return "exact" if self.score >= SURE else "partial"
 
     @property
     def rank_key(self) -> tuple:
@@ -178,27 +189,56 @@ class Match:
 
     def to_json(self) -> dict:
         e = self.error
+        current = self.current or e
         return {
             "id": e.id,
             "exception": e.exception,
+            "kind": e.kind,
             "template": e.template,
-            "title": e.title,
+            "title": current.title,
             "url": e.url,
             "score": self.score,
+            "verdict": self.verdict,
             "coverage": round(self.coverage, 3),
             "versions": e.versions,
             "sites": [{"path": s["path"], "line": s["line"]} for s in e.sites],
             "values": self.values,
+            "message": fill(e.template, self.values) if e.template else "",
+            "current": {"id": current.id, "url": current.url, "versions": current.versions,
+                        "sites": [{"path": s["path"], "line": s["line"]} for s in current.sites]},
+            "also": [{"id": a.id, "versions": a.versions} for a in self.also],
+            "entry": current.entry,
         }
 
 
 # --- the matcher ---------------------------------------------------------------------------
 
 
+def fill(template: str, values: dict[str, str]) -> str:
+    """The message with the paste's values in its holes (``…`` where the paste shows none)."""
+    segments, holes = split_template(template)
+    out = [segments[0]]
+    for hole, segment in zip(holes, segments[1:]):
+        value = values.get(_hole_name(hole))
+        out.append(value if value else ELLIPSIS)
+        out.append(segment)
+    return "".join(out)
+
+
 class Matcher:
-    def __init__(self, errors: list[LookupError_], templates: list[list[str]]):
-        """``templates[i]``: the templates (main first, then variants) of ``errors[i]``."""
+    def __init__(self, errors: list[LookupError_], templates: list[list[str]], groups: dict[str, str] | None = None,
+                 revisions: list[str] | None = None, site_url: str = ""):
+        """``templates[i]``: the templates (main first, then variants) of ``errors[i]``.
+        ``groups``: error id → its problem's current error id (``index.problem_groups``)."""
         self.errors = errors
+        self.revisions = revisions or []
+        self.site_url = site_url
+        self.by_id = {e.id: e for e in errors}
+        self.groups = groups or {}
+        self.members: dict[str, list[LookupError_]] = {}
+        for id_, current in self.groups.items():
+            if id_ in self.by_id:
+                self.members.setdefault(current, []).append(self.by_id[id_])
         self.entries: list[Entry] = []
         self.index: dict[str, list[int]] = {}
         self.short: list[int] = []  # entries too short for the gram index
@@ -270,17 +310,55 @@ class Matcher:
                 for a, b in outer.value_spans
                 for inner in found
             )
-        ranked = sorted(found, key=lambda m: m.rank_key, reverse=True)
+        ranked = self._one_per_problem(sorted(found, key=lambda m: m.rank_key, reverse=True))
 
         foreign = not_vllm(cleaned, weak=not ranked) or (None if ranked else foreign_frame(frames))
-        if foreign is not None:
-            _, source, reason = foreign
-            # The failure came from elsewhere; what vLLM raised about it afterwards
-            # ("Engine core initialization failed") is not the answer. Unless the
-            # traceback's last frame is the error's own raise: then it is vLLM's.
-            ranked = [m for m in ranked if m.frame]
-            return ranked[:top], {"source": source, "reason": reason}
-        return ranked[:top], None
+        if foreign is None:
+            return ranked[:top], None
+        line_end, source, reason, foreign_id, at = foreign
+        info = self.foreign_info(source, reason, foreign_id, frames)
+        # What vLLM said after the failure only to report it ("Engine core initialization
+        # failed. See root cause above", a log line) is not the answer: the foreign error is.
+        # A vLLM message of its own on a later line is, with the foreign error as its cause;
+        # so is one that quotes the foreign error in its values ("Failed to create unquantized
+        # linear weights: CUDA out of memory ..."), and the error whose raise is the
+        # traceback's last frame.
+        def quotes_it(m: Match) -> bool:  # the foreign error is in the vLLM message's values
+            return m.start < at and (any(a <= at < b for a, b in m.value_spans) or "\n" not in cleaned[m.start : at])
+
+        kept = [m for m in ranked if m.frame or (not WRAPPER.search(m.error.template) and (
+                quotes_it(m) or (m.start > line_end and m.error.kind != "log")))]
+        # A log line that quotes it is listed, but the foreign error stays the answer: a log
+        # line reports a failure, it is not what stopped vLLM.
+        info["role"] = "cause" if any(m.error.kind != "log" for m in kept) else "answer"
+        return kept[:top], info
+
+    def foreign_info(self, source: str, reason: str, foreign_id: str, frames) -> dict:
+        """What a result says of an error that is not vLLM's: its id, page and, for one that
+        happened during vLLM's start-up, in which phase (read from the traceback's frames)."""
+        info = {"source": source, "reason": reason, "id": foreign_id or None}
+        error = FOREIGN_BY_ID.get(foreign_id)
+        if error is not None:
+            info.update(title=error.title, summary=error.summary, steps=list(error.steps),
+                        url=f"{self.site_url.rstrip('/')}/{foreign_path(error.id)}" if self.site_url else foreign_path(error.id))
+            phase = phase_of(foreign_id, frames)
+            if phase is not None:
+                info["phase"], info["advice"] = phase
+        return info
+
+    def _one_per_problem(self, ranked: list[Match]) -> list[Match]:
+        """One result per problem: the best match of each, showing the problem's current error."""
+        seen: set[str] = set()
+        out: list[Match] = []
+        for m in ranked:
+            key = self.groups.get(m.error.id, m.error.id)
+            if key in seen:
+                continue
+            seen.add(key)
+            m.current = self.by_id.get(key, m.error)
+            m.also = [e for e in self.members.get(key, []) if e.id != m.current.id]
+            out.append(m)
+        return out
 
     def _verify(self, number: int, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
         """The best in-order match of the entry's chunks, anchored on one of its first chunks."""
@@ -339,11 +417,19 @@ class Matcher:
                 or _at_line_end(cleaned, origin[pos + common - 1] + 1 if pos + common else 0)
             )
             if at_end and not any(flat.find(c, pos) != -1 for c in chunks[i + 1 :]):
-                overlap = max(common, _longest_prefix_at_end(flat[pos:], chunk) if rest <= TAIL else 0)
+                at_paste_end = _longest_prefix_at_end(flat[pos:], chunk) if rest <= TAIL else 0
+                overlap = max(common, at_paste_end)
                 matched += overlap
                 if overlap:
                     bounds[i] = (pos, pos + overlap) if overlap == common else (len(flat) - overlap, len(flat))
                 truncated = True
+                # Cut short only where the paste (or its line) stops: after a hole (the value
+                # runs on), at a line's end, or at the paste's end. Anything else on the line
+                # is other words than vLLM's: what the paste leaves out counts as missing.
+                cut = (owners[i] != owners[i - 1] or pos + overlap >= len(flat) or at_paste_end == overlap > 0
+                       or _message_ends(cleaned, origin[pos + overlap - 1] + 1 if pos + overlap else 0))
+                if not cut:
+                    missing += sum(len(c) for c in chunks[i:]) - overlap
                 break
             missing += len(chunk)
             slack += len(chunk)
@@ -429,6 +515,17 @@ def _at_line_end(text: str, position: int) -> bool:
     """Whether only blanks or a full stop lie between ``position`` and the end of its line."""
     end = text.find("\n", position)
     return not text[position : len(text) if end == -1 else end].strip(" \t.,;:")
+
+
+CLOSERS = "'\"`)]}[\\"  # what ends a message quoted in JSON, a repr or a pydantic wrapper
+
+
+def _message_ends(text: str, position: int) -> bool:
+    """Whether the message ends at ``position``: at its line's end, or where a quote or a
+    bracket closes it (``'message': '...', 'type'``, ``Value error, ... [type=...``)."""
+    end = text.find("\n", position)
+    rest = text[position : len(text) if end == -1 else end].lstrip(" \t.,;:")
+    return not rest or rest[0] in CLOSERS
 
 
 def _common_prefix(flat: str, pos: int, chunk: str) -> int:

@@ -57,7 +57,7 @@
 
   // The index format this file reads (generator.lookup.index.INDEX_SCHEMA_VERSION); the
   // numbers and patterns of the rules come from the index itself.
-  const INDEX_SCHEMA_VERSION = 2;
+  const INDEX_SCHEMA_VERSION = 3;
 
   // --- code points: the slot form -----------------------------------------------------------
   //
@@ -771,6 +771,7 @@
       frameBonus: rules.frame_bonus,
       maxValueChars: rules.max_value_chars,
       titleWidth: rules.title_width,
+      closers: rules.closers,
       hole: pyRegex(patterns.hole, "", "g"),
       // generator/text.py
       ellipsis: rules.ellipsis,
@@ -781,13 +782,16 @@
       frame: pyRegex(patterns.frame, "", "g"),
       foreignPackages: rules.foreign_packages.slice(),
       foreignFrameReason: rules.foreign_frame_reason,
-      notVllm: rules.not_vllm.map(([source, keywords, pattern, reason, weak]) => ({
+      notVllm: rules.not_vllm.map(([source, keywords, pattern, reason, weak, id]) => ({
         source,
         keywords: keywords.map(toSlots),
         pattern: pyRegex(pattern, "", "g"),
         reason,
         weak: !!weak,
+        id,
       })),
+      foreign: rules.foreign,
+      wrapper: pyRegex(rules.wrapper),
     };
   }
 
@@ -807,6 +811,12 @@
       this.valueSpans = fields.valueSpans || [];
       this.wrapper = false;
       this.holes = fields.holes || 0; // placeholders in the template
+      this.current = null; // the problem's current error (the pin's, or what it became)
+      this.also = []; // the problem's other ids
+    }
+
+    get verdict() {
+      return this.score >= this.rules.sure ? "exact" : "partial";
     }
 
     get score() {
@@ -833,17 +843,29 @@
       for (const [name, value] of this.values) {
         Object.defineProperty(values, name, { value: value, enumerable: true, writable: true, configurable: true });
       }
+      const current = this.current || e;
       return {
         id: e.id,
         exception: e.exception,
+        kind: e.kind,
         template: e.template,
-        title: e.title,
+        title: current.title,
         url: e.url,
         score: this.score,
+        verdict: this.verdict,
         coverage: pyRound3(this.coverage),
         versions: e.versions.slice(),
         sites: e.sites.map((s) => ({ path: s.path, line: s.line })),
         values: values,
+        message: e.template ? fill(e.template, this.values, this.rules) : "",
+        current: {
+          id: current.id,
+          url: current.url,
+          versions: current.versions.slice(),
+          sites: current.sites.map((s) => ({ path: s.path, line: s.line })),
+        },
+        also: this.also.map((a) => ({ id: a.id, versions: a.versions.slice() })),
+        entry: current.entry,
       };
     }
   }
@@ -861,6 +883,9 @@
       this.short = [];
       this.byLocation = new Map();
       const curated = index.curated || {};
+      const kinds = index.kinds || {};
+      const entryOf = index.entries || {};
+      const own = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
       const order = new Map((index.revisions || []).map((revision, place) => [revision, place]));
       index.errors.forEach((row, number) => {
         const [id, exception, template, hasMessage, versions, sites, forms] = row;
@@ -877,6 +902,8 @@
           sites: sites.map(([path, line, fn]) => ({ path, line, function: fn })),
           exceptionLow: lowerSlots(toSlots(exception)),
           number,
+          kind: own(kinds, id) ? kinds[id] : "raise",
+          entry: own(entryOf, id) ? entryOf[id] : null,
         };
         this.errors.push(error);
         for (const site of error.sites) {
@@ -892,7 +919,60 @@
       for (const [gram, entries] of this.index) {
         if (entries.length > rules.stopGramEntries) this.index.delete(gram);
       }
+      // one result per problem: error id -> its problem's current error id (index.problem_groups)
+      this.byId = new Map(this.errors.map((e) => [e.id, e]));
+      this.groups = new Map(Object.entries(index.groups || {}));
+      this.members = new Map();
+      for (const [id, current] of this.groups) {
+        if (!this.byId.has(id)) continue;
+        if (!this.members.has(current)) this.members.set(current, []);
+        this.members.get(current).push(this.byId.get(id));
+      }
       markSlots();
+    }
+
+    onePerProblem(ranked) {
+      const seen = new Set();
+      const out = [];
+      for (const m of ranked) {
+        const key = this.groups.has(m.error.id) ? this.groups.get(m.error.id) : m.error.id;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        m.current = this.byId.get(key) || m.error;
+        m.also = (this.members.get(key) || []).filter((e) => e.id !== m.current.id);
+        out.push(m);
+      }
+      return out;
+    }
+
+    phaseOf(foreignId, frames) {
+      const error = Object.prototype.hasOwnProperty.call(this.rules.foreign, foreignId) ? this.rules.foreign[foreignId] : null;
+      if (!error || !error.phases.length) return null;
+      for (let i = frames.length - 1; i >= 0; i--) {
+        const parts = frames[i][1].split(".");
+        const name = parts[parts.length - 1];
+        for (const [phase, functions, advice] of error.phases) {
+          if (functions.includes(name)) return [phase, advice];
+        }
+      }
+      return null;
+    }
+
+    foreignInfo(source, reason, foreignId, frames) {
+      const info = { source, reason, id: foreignId || null };
+      const error = foreignId && Object.prototype.hasOwnProperty.call(this.rules.foreign, foreignId) ? this.rules.foreign[foreignId] : null;
+      if (error) {
+        info.title = error.title;
+        info.summary = error.summary;
+        info.steps = error.steps.slice();
+        info.url = error.url;
+        const phase = this.phaseOf(foreignId, frames);
+        if (phase !== null) {
+          info.phase = phase[0];
+          info.advice = phase[1];
+        }
+      }
+      return info;
     }
 
     chunkSegments(segments) {
@@ -1020,7 +1100,7 @@
         for (const m of cleaned.matchAll(rule.pattern)) {
           let lineEnd = cleaned.indexOf("\n", m.index);
           if (lineEnd === -1) lineEnd = cleaned.length;
-          if (best === null || lineEnd > best[0]) best = [lineEnd, rule.source, rule.reason];
+          if (best === null || lineEnd > best[0]) best = [lineEnd, rule.source, rule.reason, rule.id, m.index];
         }
       }
       return best;
@@ -1031,7 +1111,7 @@
       const path = frames[frames.length - 1][0].replace(/\\/g, "/");
       for (const pkg of this.rules.foreignPackages) {
         if (path.includes("/" + pkg + "/") && !path.includes("/vllm/")) {
-          return [0, pkg, pyFormat(this.rules.foreignFrameReason, { package: pkg, file: path.slice(path.lastIndexOf("/") + 1) })];
+          return [0, pkg, pyFormat(this.rules.foreignFrameReason, { package: pkg, file: path.slice(path.lastIndexOf("/") + 1) }), "", 0];
         }
       }
       return null;
@@ -1089,17 +1169,24 @@
         );
       }
       // sorted(reverse=True) is stable: equal keys keep their order
-      let best = found
-        .map((match) => [match, match.rankKey])
-        .sort((x, y) => compareTuples(y[1], x[1]))
-        .map((pair) => pair[0]);
+      const best = this.onePerProblem(
+        found
+          .map((match) => [match, match.rankKey])
+          .sort((x, y) => compareTuples(y[1], x[1]))
+          .map((pair) => pair[0]),
+      );
 
       const foreign = this.notVllm(cleaned, !best.length) || (best.length ? null : this.foreignFrame(frames));
-      if (foreign !== null) {
-        best = best.filter((match) => match.frame);
-        return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: { source: foreign[1], reason: foreign[2] } };
-      }
-      return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null };
+      if (foreign === null) return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null };
+      const [lineEnd, source, reason, foreignId, at] = foreign;
+      const info = this.foreignInfo(source, reason, foreignId, frames);
+      const quotesIt = (m) =>
+        m.start < at && (m.valueSpans.some(([a, b]) => a <= at && at < b) || !cleaned.slice(m.start, at).includes("\n"));
+      const kept = best.filter(
+        (m) => m.frame || (!rules.wrapper.test(m.error.template) && (quotesIt(m) || (m.start > lineEnd && m.error.kind !== "log"))),
+      );
+      info.role = kept.some((m) => m.error.kind !== "log") ? "cause" : "answer";
+      return { matches: kept.slice(0, top).map((m) => m.toJSON()), not_vllm: info };
     }
 
     verify(number, flat, origin, cleaned, last) {
@@ -1155,10 +1242,22 @@
           rest <= rules.tail ||
           atLineEnd(cleaned, pos + common ? origin.get(pos + common - 1) + 1 : 0);
         if (atEnd && !chunks.slice(i + 1).some((c) => pyFind(flat, c, pos) !== -1)) {
-          const overlap = Math.max(common, rest <= rules.tail ? longestPrefixAtEnd(flat.slice(pos), chunk) : 0);
+          const atPasteEnd = rest <= rules.tail ? longestPrefixAtEnd(flat.slice(pos), chunk) : 0;
+          const overlap = Math.max(common, atPasteEnd);
           matched += overlap;
           if (overlap) bounds[i] = overlap === common ? [pos, pos + overlap] : [flat.length - overlap, flat.length];
           truncated = true;
+          // cut short only where the paste (or its line) stops; else what it leaves out is missing
+          const cut =
+            owners[i] !== owners[i - 1] ||
+            pos + overlap >= flat.length ||
+            (atPasteEnd === overlap && overlap > 0) ||
+            messageEnds(cleaned, pos + overlap ? origin.get(pos + overlap - 1) + 1 : 0, rules);
+          if (!cut) {
+            let left = 0;
+            for (const c of chunks.slice(i)) left += c.length;
+            missing += left - overlap;
+          }
           break;
         }
         missing += chunk.length;
@@ -1244,6 +1343,27 @@
     const n = Math.min(chunk.length, flat.length - pos);
     while (size < n && flat[pos + size] === chunk[size]) size++;
     return size;
+  }
+
+  function messageEnds(text, position, rules) {
+    const end = text.indexOf("\n", position);
+    let rest = text.slice(position, end === -1 ? text.length : end);
+    let i = 0;
+    while (i < rest.length && " \t.,;:".includes(rest[i])) i++;
+    rest = rest.slice(i);
+    return !rest || rules.closers.includes(rest[0]);
+  }
+
+  /** fill(): the message with the paste's values in its holes (… where it shows none). */
+  function fill(template, values, rules) {
+    const [segments, holes] = splitTemplate(toSlots(template));
+    let out = segments[0];
+    holes.forEach((hole, i) => {
+      const name = fromSlots(holeName(hole));
+      const value = values.has(name) ? values.get(name) : "";
+      out += (value ? toSlots(value) : rules.ellipsis) + segments[i + 1];
+    });
+    return fromSlots(out);
   }
 
   function atLineEnd(text, position) {
