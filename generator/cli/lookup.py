@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from generator.cli.common import add_source_options, history_revs, open_revision, read_paste, scan_catalogs
+import sys
+from pathlib import Path
+
+from generator.cli.common import add_source_options, history_revs, open_revision, read_paste, scan_catalogs, workers
 from generator.config import Config
 from generator.errors import InputError
 from generator.text import shorten
@@ -22,48 +25,147 @@ def add_parser(commands) -> None:
 
 
 def lookup_index(config: Config, args: argparse.Namespace) -> dict:
-    """The compact lookup index of the pin, and of every [history] release when the pin is one."""
+    """The compact lookup index of the pin, and of every [history] release when the pin is
+    one, with the releases' lineage and the curated entries of ``errors/``."""
     from generator.lookup.cache import index_path, stored_index
-    from generator.lookup.index import INDEX_SCHEMA_VERSION, compact_index
+    from generator.lookup.index import INDEX_SCHEMA_VERSION, entries_for_index
     from generator.scan.cache import scanner_fingerprint
 
     revs, _ = history_revs(config, args)
     resolved = [open_revision(config, args, rev) for rev in revs]
     path = index_path(resolved[0][1], [(r.rev, r.commit) for r, _ in resolved], scanner_fingerprint())
-    return stored_index(path, lambda: compact_index([c.to_json() for _, c in scan_catalogs(config, args, revs)]), INDEX_SCHEMA_VERSION)
+    index = stored_index(path, lambda: _index(config, args, revs), INDEX_SCHEMA_VERSION)
+    # The entries change more often than the releases: read them afresh.
+    entries = _entries(config)
+    return compact_index_with_entries(index, entries_for_index(entries)) if entries else index
+
+
+def _index(config: Config, args: argparse.Namespace, revs: list) -> dict:
+    from generator.history.lineage import link_releases
+    from generator.lookup.index import compact_index
+
+    catalogs = [c.to_json() for _, c in scan_catalogs(config, args, revs)]
+    return compact_index(catalogs, links=link_releases(catalogs, workers(args)) if len(catalogs) > 1 else [])
+
+
+def _entries(config: Config) -> list:
+    from generator.entries.load import load_entries
+
+    folder = config.root / "errors"
+    if not folder.is_dir():
+        return []
+    entries, _ = load_entries(folder, config.root)  # an entry with problems is left out; `errorkb check` names them
+    return entries
+
+
+def compact_index_with_entries(index: dict, entries: dict[str, dict]) -> dict:
+    from generator.lookup.index import regroup
+
+    return regroup(index, entries)
+
+
+def stored_matcher(config: Config, args: argparse.Namespace):
+    """The matcher for this project's pin (and history), read from the cache when nothing
+    it was built from has changed since; else built and stored for the next lookup."""
+    from generator.lookup.cache import code_fingerprint, entries_identity, matcher_path, source_identity, write_bytes_atomically
+    from generator.lookup.match import Matcher
+
+    spec = args.source or config.source
+    revs, _ = history_revs(config, args)
+    source = source_identity(spec)
+    path = None
+    if source is not None:
+        import generator
+
+        parts = [source, *(r or "" for r in revs), config.site_url, config.project, code_fingerprint(Path(generator.__file__).parent),
+                 entries_identity(config.root / "errors")]
+        path = matcher_path(Path(args.cache_dir or config.cache_dir), parts)
+        try:
+            return Matcher.from_snapshot(path.read_bytes())
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError) as exc:
+            print(f"errorkb: warning: {path}: the stored matcher is unreadable ({exc}); it is built again", file=sys.stderr)
+    from generator.lookup.index import matcher_from_index
+
+    matcher = matcher_from_index(lookup_index(config, args), config.site_url)
+    if path is not None:
+        try:
+            write_bytes_atomically(path, matcher.snapshot())
+        except OSError as exc:
+            print(f"errorkb: warning: cannot store the matcher at {path}: {exc.strerror or exc}", file=sys.stderr)
+    return matcher
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
-    from generator.history.lineage import version_ranges
-    from generator.lookup.index import matcher_from_index
-
     if args.top < 1:
         raise InputError("--top must be at least 1")
     paste = read_paste(args.text)
-    index = lookup_index(config, args)
-    matches, foreign = matcher_from_index(index, config.site_url).lookup(paste, top=args.top)
+    matcher = stored_matcher(config, args)
+    matches, foreign = matcher.lookup(paste, top=args.top)
     if args.json:
         print(json.dumps({"matches": [m.to_json() for m in matches], "not_vllm": foreign}, indent=1, ensure_ascii=False))
         return 0 if matches or foreign else 1
-    if foreign:
-        print(f"Not a vLLM error: {foreign['reason']} (from {foreign['source']}).")
-        if matches:
-            print("vLLM errors raised after it:")
-    elif not paste.strip():
+    if not paste.strip():
         print("Nothing to look up: the input is empty. Paste an error message, traceback or log.")
         return 1
+    for line in describe(matcher, matches, foreign):
+        print(line)
+    return 0 if matches or foreign else 1
+
+
+def describe(matcher, matches: list, foreign: dict | None) -> list[str]:
+    """The answer as lines for a terminal: per result the title, the curated summary and
+    first fix, the message with the paste's values, then a small line of score and ids."""
+    from generator.history.ranges import version_ranges
+
+    lines: list[str] = []
+    revisions = matcher.revisions
+    if foreign is not None and foreign.get("role") != "cause":
+        lines += _foreign_lines(foreign, "Not a vLLM error")
+        if matches:
+            lines.append("vLLM also logged:" if all(m.error.kind == "log" for m in matches) else "vLLM errors after it:")
     elif not matches:
-        revisions = index["revisions"]
-        covered = revisions[-1] if len(revisions) == 1 else f"{revisions[0]} – {revisions[-1]}"
-        print(f"No vLLM error of {covered} matches this text.")
-        return 1
+        covered = revisions[-1] if len(revisions) == 1 else f"{revisions[0]} – {revisions[-1]}" if revisions else "the pin"
+        return [f"No vLLM error of {covered} matches this text.",
+                "Try fewer lines: the last exception line, or the message alone."]
     for rank, match in enumerate(matches, 1):
         data = match.to_json()
-        site = data["sites"][0] if data["sites"] else None
+        current = data["current"]
+        partial = data["verdict"] != "exact"
+        lines.append(f"{rank}. {data['title']}" + ("  (partial: the message may have been reworded)" if partial else ""))
+        entry = data.get("entry")
+        if entry:
+            lines.append(f"   {shorten(entry['summary'], 300)}")
+            if entry.get("fix"):
+                lines.append(f"   Fix: {entry['fix']['title']}")
+                if entry["fix"].get("command"):
+                    lines.append(f"     $ {entry['fix']['command']}")
+        if data["message"]:
+            lines.append(f"   {shorten(data['message'], 300)}")
+        ranges = ", ".join(version_ranges(current["versions"], revisions)) if revisions else ""
+        site = current["sites"][0] if current["sites"] else None
         where = f" · {site['path']}:{site['line']}" if site else ""
-        print(f"{rank}. {data['title']}  [score {data['score']:.2f}]")
-        print(f"   id {data['id']} · {', '.join(version_ranges(data['versions'], index['revisions']))}{where}")
-        print(f"   {data['url']}")
-        for name, value in data["values"].items():
-            print(f"   {{{name}}} = {shorten(value, 120)}")
-    return 0
+        lines.append(f"   score {data['score']:.2f} · {data['verdict']} · id {current['id']} · {ranges}{where}")
+        if data["id"] != current["id"]:
+            lines.append(f"   your paste has the wording of {data['id']} ({', '.join(version_ranges(data['versions'], revisions))});"
+                         f" the current error is {current['id']}")
+        elif data["also"]:
+            lines.append("   earlier ids: " + ", ".join(f"{a['id']} ({', '.join(version_ranges(a['versions'], revisions))})"
+                                                       for a in data["also"][:4]))
+        lines.append(f"   {current['url']}")
+    if foreign is not None and foreign.get("role") == "cause":
+        lines += _foreign_lines(foreign, "Its cause, not vLLM's")
+    return lines
+
+
+def _foreign_lines(foreign: dict, heading: str) -> list[str]:
+    title = foreign.get("title") or foreign["reason"]
+    lines = [f"{heading}: {title} (from {foreign['source']})."]
+    if foreign.get("phase"):
+        lines.append(f"   It happened during {foreign['phase']}: {foreign.get('advice', '')}")
+    for step in foreign.get("steps", [])[:3]:
+        lines.append(f"   - {step}")
+    if foreign.get("url"):
+        lines.append(f"   {foreign['url']}")
+    return lines

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 import json
 from pathlib import Path
 
 from generator import text
 from generator.config import Config
-from generator.memory.configs import read_config
-from generator.memory.findings import REPORT_TEXTS, MemoryReport, calculate
 from generator.memory.gpus import find_gpu, gpu_memory_bytes, load_gpus
-from generator.memory.settings import GIB, MemoryInputError, ServeSettings, parse_size
+# The calculator itself is imported where it runs: every other command starts without it.
+if TYPE_CHECKING:
+    from generator.memory.findings import MemoryReport
+    from generator.memory.settings import ServeSettings
 
 
 def add_parser(commands) -> None:
@@ -43,6 +45,8 @@ def add_parser(commands) -> None:
 
 
 def settings_from(args: argparse.Namespace) -> ServeSettings:
+    from generator.memory.settings import MemoryInputError, ServeSettings, parse_size
+
     gpu_name = ""
     if args.gpu:
         gpu = find_gpu(args.gpu)
@@ -77,6 +81,9 @@ def settings_from(args: argparse.Namespace) -> ServeSettings:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
+    from generator.memory.configs import read_config
+    from generator.memory.findings import calculate
+
     model = read_config(args.model)
     report = calculate(model, settings_from(args), str(args.model))
     if args.json:
@@ -107,10 +114,14 @@ DEFAULT_LENGTH = "vLLM's default; config.json gives none"
 
 
 def gib(size: int) -> str:
+    from generator.memory.settings import GIB
+
     return f"{size / GIB:,.2f} GiB"
 
 
 def render_text(report: MemoryReport, config: Config) -> str:
+    from generator.memory.findings import REPORT_TEXTS
+
     model, settings, kv, budget = report.model, report.settings, report.kv_cache, report.budget
     lines = []
     kinds = [f"{model['attention_layers']} attention"]

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy
 
+from generator.history.ranges import version_ranges  # noqa: F401 (where callers have found it)
 from generator.scan.ids import normalize_template
 from generator.scan.records import collector_paused
 
@@ -247,23 +248,6 @@ class _Candidates:
         # for each pair, a number of matches under which the ratio is surely under MOVED_RATIO
         least = numpy.maximum(numpy.floor(MOVED_RATIO * (size + self.sizes[begin:end]) / 2) - 1, 0)
         return [self.ids[begin + i] for i in numpy.flatnonzero(bound >= least).tolist()]
-
-
-def version_ranges(versions: list[str], releases: list[str]) -> list[str]:
-    """``["v0.26.0", "v0.28.0", "v0.33.0"]`` of the releases → ``["v0.26.0 – v0.28.0", "v0.33.0"]``."""
-    present = set(versions)
-    ranges: list[str] = []
-    start = previous = None
-    for release in releases:
-        if release in present:
-            start = start or release
-            previous = release
-        elif start:
-            ranges.append(start if start == previous else f"{start} – {previous}")
-            start = None
-    if start:
-        ranges.append(start if start == previous else f"{start} – {previous}")
-    return ranges
 
 
 def assemble_history(catalogs: list[dict], workers: int = 1) -> dict:

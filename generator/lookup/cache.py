@@ -10,6 +10,8 @@ replaced, never a crash.
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
 import json
 import sys
 from pathlib import Path
@@ -80,3 +82,73 @@ def stored_index(path: Path, build: Callable[[], dict], schema_version: int) -> 
     index = build()
     write_atomically(path, json.dumps(index, ensure_ascii=False, separators=(",", ":")))
     return index
+
+
+# --- the stored matcher: `errorkb lookup` without building anything ------------------------------
+
+MATCHER_CODE = ("generator/lookup", "generator/scan", "generator/history", "generator/text.py", "generator/entries")
+
+
+def code_fingerprint(package_root: Path) -> str:
+    """A hash of the code that decides what a stored matcher holds (the scanner, lineage,
+    the lookup, the foreign errors): a change to any of it stores a new one."""
+    digest = hashlib.sha256(f"python {sys.version_info[0]}.{sys.version_info[1]}".encode())
+    for part in MATCHER_CODE:
+        path = package_root.parent / part
+        files = sorted(path.rglob("*.py")) + sorted(path.rglob("*.yaml")) if path.is_dir() else [path]
+        for file in files:
+            digest.update(file.name.encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def source_identity(spec: str) -> str | None:
+    """What tells a source's releases apart without opening it: a PyPI release never
+    changes; a local repository or bundle is known by its files' times and sizes. None for
+    anything else (a remote git URL): it is resolved every time."""
+    if spec.startswith("pypi:"):
+        return spec + "\0" + os.environ.get("ERRORKB_INDEX_URL", "") + "\0" + os.environ.get("ERRORKB_PIP_ARGS", "")
+    path = Path(spec).expanduser()
+    if not path.exists():
+        return None
+    marks = []
+    for candidate in (path, path / ".git", path / ".git" / "packed-refs", path / ".git" / "refs" / "tags",
+                      path / "packed-refs", path / "refs" / "tags", path / ".git" / "HEAD"):
+        try:
+            stat = candidate.stat()
+        except OSError:
+            continue
+        marks.append(f"{candidate}:{stat.st_mtime_ns}:{stat.st_size}")
+    return str(path.resolve()) + "\0" + "\0".join(marks)
+
+
+def entries_identity(folder: Path) -> str:
+    """The curated entries' names, times and sizes: an edited entry stores a new matcher."""
+    try:
+        files = sorted(folder.glob("*.yaml"))
+    except OSError:
+        return ""
+    marks = []
+    for file in files:
+        try:
+            stat = file.stat()
+        except OSError:
+            continue
+        marks.append(f"{file.name}:{stat.st_mtime_ns}:{stat.st_size}")
+    return "\0".join(marks)
+
+
+def matcher_path(cache_dir: Path, parts: list[str]) -> Path:
+    key = hashlib.sha256("\x1e".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return cache_dir / f"lookup-matcher-{key}.marshal"
+
+
+def write_bytes_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -13,11 +13,11 @@ The browser port builds the same patterns and rules from the index (``index.py``
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-
-import yaml
+from typing import Iterable
 
 FOREIGN_FILE = Path(__file__).with_name("foreign.yaml")
 FOREIGN_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -44,7 +44,9 @@ class ForeignError:
 
 def load_foreign(path: Path = FOREIGN_FILE) -> list[ForeignError]:
     """The foreign errors of the data file; a malformed one stops with its place and what to fix."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    import yaml  # only when the file is read: a stored matcher carries what it says
+
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     found: list[ForeignError] = []
     seen: set[str] = set()
     for number, item in enumerate(data.get("errors", []) if isinstance(data, dict) else [], 1):
@@ -66,10 +68,10 @@ def load_foreign(path: Path = FOREIGN_FILE) -> list[ForeignError]:
     return found
 
 
-FOREIGN_ERRORS = load_foreign()
-FOREIGN_BY_ID = {f.id: f for f in FOREIGN_ERRORS}
-# (source, keywords, pattern, reason, weak, id): what the index gives the browser's matcher
-NOT_VLLM_RULES = [(f.source, f.keywords, f.pattern, f.reason, f.weak, f.id) for f in FOREIGN_ERRORS]
+@functools.cache
+def foreign_errors() -> tuple[ForeignError, ...]:
+    """The package's foreign errors, read once (and only when a lookup needs them)."""
+    return tuple(load_foreign())
 
 # A vLLM message that only says "something failed, see above": when a foreign error is
 # in the paste, that error is the answer and such a message comes after it. Any other
@@ -101,30 +103,29 @@ def traceback_frames(cleaned: str) -> list[tuple[str, str]]:
     return [(m.group(1), m.group(3)) for m in FRAME.finditer(cleaned)]
 
 
-def not_vllm(cleaned: str, weak: bool = False) -> tuple[int, str, str, str, int] | None:
+def not_vllm(cleaned: str, weak: bool = False, errors: Iterable[ForeignError] | None = None) -> tuple[int, str, str, str, int] | None:
     """(end of its line, source, reason, foreign id, where it starts) of the last non-vLLM
     error the paste shows.
 
     ``weak``: also rules that only speak when no vLLM error matched. Of two rules on the
-    same line, the first listed wins.
+    same line, the first listed wins. ``errors``: the foreign errors to tell (the package's).
     """
     best = None
     low = cleaned.lower()
-    for source, keywords, pattern, reason, is_weak, id_ in NOT_VLLM_RULES:
-        if (is_weak and not weak) or not any(k in low for k in keywords):
+    for error in foreign_errors() if errors is None else errors:
+        if (error.weak and not weak) or not any(k in low for k in error.keywords):
             continue
-        for m in pattern.finditer(cleaned):
+        for m in error.pattern.finditer(cleaned):
             line_end = cleaned.find("\n", m.start())
             line_end = len(cleaned) if line_end == -1 else line_end
             if best is None or line_end > best[0]:
-                best = (line_end, source, reason, id_, m.start())
+                best = (line_end, error.source, error.reason, error.id, m.start())
     return best
 
 
-def phase_of(foreign_id: str, frames: list[tuple[str, str]]) -> tuple[str, str] | None:
+def phase_of(error: ForeignError | None, frames: list[tuple[str, str]]) -> tuple[str, str] | None:
     """(phase, advice) of a foreign error, from the traceback's frames: the innermost frame
     whose function one of the error's phases names (``_dummy_sampler_run`` → sampler warm-up)."""
-    error = FOREIGN_BY_ID.get(foreign_id)
     if error is None or not error.phases:
         return None
     for _, function in reversed(frames):
@@ -133,6 +134,18 @@ def phase_of(foreign_id: str, frames: list[tuple[str, str]]) -> tuple[str, str] 
             if name in functions:
                 return phase, advice
     return None
+
+
+def foreign_rows(errors: Iterable[ForeignError]) -> list[tuple]:
+    """The foreign errors as plain tuples (a stored matcher keeps them so)."""
+    return [(f.id, f.source, f.title, f.keywords, f.pattern.pattern, f.weak, f.reason, f.summary, f.steps, f.related,
+             tuple((phase, tuple(sorted(functions)), advice) for phase, functions, advice in f.phases)) for f in errors]
+
+
+def from_rows(rows: Iterable[tuple]) -> list[ForeignError]:
+    return [ForeignError(id_, source, title, tuple(keywords), re.compile(pattern), weak, reason, summary, tuple(steps),
+                         tuple(related), tuple((phase, frozenset(functions), advice) for phase, functions, advice in phases))
+            for id_, source, title, keywords, pattern, weak, reason, summary, steps, related, phases in rows]
 
 
 # Packages whose own frame, innermost in a traceback, says the error is theirs.

@@ -69,11 +69,11 @@ def rules() -> dict:
         # foreign.py
         "foreign_packages": list(foreign.FOREIGN_PACKAGES),
         "foreign_frame_reason": foreign.FOREIGN_FRAME_REASON,
-        "not_vllm": [[source, list(keywords), _source(pattern), reason, weak, id_]
-                     for source, keywords, pattern, reason, weak, id_ in foreign.NOT_VLLM_RULES],
+        "not_vllm": [[f.source, list(f.keywords), _source(f.pattern), f.reason, f.weak, f.id]
+                     for f in foreign.foreign_errors()],
         "foreign": {f.id: {"title": f.title, "summary": f.summary, "steps": list(f.steps), "url": foreign_path(f.id),
                            "phases": [[phase, sorted(functions), advice] for phase, functions, advice in f.phases]}
-                    for f in foreign.FOREIGN_ERRORS},
+                    for f in foreign.foreign_errors()},
         "wrapper": _source(foreign.WRAPPER),
         # patterns, in Python syntax
         "line_prefixes": [_source(p) for p in clean.LINE_PREFIXES],
@@ -162,8 +162,8 @@ def problem_groups(errors: dict[str, dict], revisions: list[str], links: list, e
         if a in parent and b in parent:
             parent[find(a)] = find(b)
 
-    for link in links:
-        source, target = (link.source, link.target) if hasattr(link, "source") else (link["source"], link["target"])
+    for link in links:  # lineage Links, or (id, id) pairs already known to be one problem
+        source, target = (link.source, link.target) if hasattr(link, "source") else link
         union(source, target)
     same: dict[str, str] = {}
     for i, error in errors.items():
@@ -190,6 +190,36 @@ def problem_groups(errors: dict[str, dict], revisions: list[str], links: list, e
 
 
 HOLE_TEXT = match.HOLE
+
+
+def entries_for_index(entries) -> dict[str, dict]:
+    """By error id, what a result shows of its curated entry: slug, title, summary and the
+    first solution with its first command (vLLM's own when it has one)."""
+    found: dict[str, dict] = {}
+    for entry in entries:
+        fix = None
+        if entry.solutions:
+            first = entry.solutions[0]
+            commands = first.get("commands") or {}
+            command = commands.get("vllm") or next(iter(commands.values()), "") if isinstance(commands, dict) else ""
+            fix = {"title": " ".join(str(first.get("title", "")).split()), "command": str(command or "").strip()}
+        for id_ in entry.ids:
+            found[id_] = {"slug": entry.slug, "title": " ".join(entry.title.split()),
+                          "summary": " ".join(entry.summary.split()), "fix": fix}
+    return found
+
+
+def regroup(index: dict, entries: dict[str, dict]) -> dict:
+    """The index with the curated entries' ids joined into problems and their titles and
+    summaries carried (the command line adds the project's entries to its stored index)."""
+    errors = {row[0]: {"exception": row[1], "template": row[2], "has_message": row[3], "versions": row[4]}
+              for row in index["errors"]}
+    pairs = list(index.get("groups", {}).items())
+    titles = dict(index.get("curated", {}))
+    titles.update({i: e["title"] for i, e in entries.items() if i in errors})
+    return {**index, "groups": problem_groups(errors, index["revisions"], pairs, entries),
+            "curated": {i: titles[i] for i in sorted(titles)},
+            "entries": {i: entries[i] for i in sorted(entries) if i in errors}}
 
 
 def matcher_from_index(index: dict, site_url: str = "") -> Matcher:

@@ -23,7 +23,9 @@ How a paste is read:
 
 from __future__ import annotations
 
+import array
 import heapq
+import marshal
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -31,8 +33,8 @@ from itertools import chain
 from typing import Iterable
 
 from generator.lookup.clean import Origin, clean_paste, squash, squash_text, squashes_longer
-from generator.lookup.foreign import (FOREIGN_BY_ID, WRAPPER, foreign_frame, last_exception, not_vllm, phase_of,
-                                      traceback_frames)
+from generator.lookup.foreign import (WRAPPER, ForeignError, foreign_errors, foreign_frame, foreign_rows, from_rows,
+                                      last_exception, not_vllm, phase_of, traceback_frames)
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
 
@@ -225,20 +227,76 @@ def fill(template: str, values: dict[str, str]) -> str:
     return "".join(out)
 
 
+class _Lazy:
+    """A sequence whose items are made from plain rows when first asked for: a stored
+    matcher has ten thousand errors, and a lookup looks at a few dozen."""
+
+    def __init__(self, rows, make):
+        self.rows = rows
+        self.make = make
+        self.made: dict[int, object] = {}
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, number: int):
+        found = self.made.get(number)
+        if found is None:
+            found = self.made[number] = self.make(self.rows[number])
+        return found
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self.rows)))
+
+
+def _error_row(e: LookupError_) -> tuple:
+    return (e.id, e.exception, e.template, e.title, e.url, tuple(e.versions),
+            tuple((s["path"], s["line"], s["function"]) for s in e.sites), e.newest, e.kind, e.entry)
+
+
+def _error_of(row: tuple) -> LookupError_:
+    id_, exception, template, title, url, versions, sites, newest, kind, entry = row
+    return LookupError_(id_, exception, template, title, url, list(versions),
+                        [{"path": p, "line": n, "function": f} for p, n, f in sites], newest, kind, entry)
+
+
+def _entry_row(e: Entry) -> tuple:
+    return (e.error, tuple(e.chunks), tuple(e.segment_of), tuple(e.holes), e.literal, e.exception, e.grams)
+
+
+def _entry_of(row: tuple) -> Entry:
+    error, chunks, segment_of, holes, literal, exception, grams = row
+    return Entry(error, list(chunks), list(segment_of), list(holes), literal, exception, grams)
+
+
+SNAPSHOT_VERSION = 2
+
+
+class _Postings:
+    """The gram index of a stored matcher: gram → the entries that have it, read from one
+    array of ``[count, entry, entry, ...]`` runs."""
+
+    def __init__(self, starts: dict[str, int], data: bytes):
+        self.starts = starts
+        self.view = memoryview(data).cast("i")
+
+    def __contains__(self, gram: str) -> bool:
+        return gram in self.starts
+
+    def __getitem__(self, gram: str):
+        at = self.starts[gram]
+        return self.view[at + 1 : at + 1 + self.view[at]]
+
+    def items(self):
+        return ((gram, list(self[gram])) for gram in self.starts)
+
+
 class Matcher:
     def __init__(self, errors: list[LookupError_], templates: list[list[str]], groups: dict[str, str] | None = None,
-                 revisions: list[str] | None = None, site_url: str = ""):
+                 revisions: list[str] | None = None, site_url: str = "", foreign: Iterable[ForeignError] | None = None):
         """``templates[i]``: the templates (main first, then variants) of ``errors[i]``.
-        ``groups``: error id → its problem's current error id (``index.problem_groups``)."""
-        self.errors = errors
-        self.revisions = revisions or []
-        self.site_url = site_url
-        self.by_id = {e.id: e for e in errors}
-        self.groups = groups or {}
-        self.members: dict[str, list[LookupError_]] = {}
-        for id_, current in self.groups.items():
-            if id_ in self.by_id:
-                self.members.setdefault(current, []).append(self.by_id[id_])
+        ``groups``: error id → its problem's current error id (``index.problem_groups``).
+        ``foreign``: the errors that are not vLLM's to tell (the package's ``foreign.yaml``)."""
         self.entries: list[Entry] = []
         self.index: dict[str, list[int]] = {}
         self.short: list[int] = []  # entries too short for the gram index
@@ -253,6 +311,62 @@ class Matcher:
         for gram, entries in list(self.index.items()):
             if len(entries) > STOP_GRAM_ENTRIES:
                 del self.index[gram]
+        self.entry_grams = [e.grams for e in self.entries]
+        self._set_up(errors, [e.id for e in errors], groups or {}, revisions or [], site_url,
+                     list(foreign_errors() if foreign is None else foreign))
+
+    def _set_up(self, errors, ids: list[str], groups: dict[str, str], revisions: list[str], site_url: str,
+                foreign: list[ForeignError]) -> None:
+        self.errors = errors
+        self.revisions = revisions
+        self.site_url = site_url
+        self.number = {id_: n for n, id_ in enumerate(ids)}
+        self.groups = groups
+        self.members: dict[str, list[int]] = {}
+        for id_, current in groups.items():
+            if id_ in self.number:
+                self.members.setdefault(current, []).append(self.number[id_])
+        self.foreign = foreign
+        self.foreign_by_id = {f.id: f for f in foreign}
+
+    # --- a stored matcher ---------------------------------------------------------------
+
+    def snapshot(self) -> bytes:
+        """The matcher as plain data (``marshal``: no code runs when it is read back). Each
+        error and entry is a blob of its own, decoded when a lookup first needs it; the
+        gram index is one array of postings (reading 100,000 lists back took 40 ms)."""
+        starts: dict[str, int] = {}
+        postings = array.array("i")
+        for gram, entries in self.index.items():
+            starts[gram] = len(postings)
+            postings.append(len(entries))
+            postings.extend(entries)
+        return marshal.dumps((
+            SNAPSHOT_VERSION, tuple(self.revisions), self.site_url, [e.id for e in self.errors],
+            [marshal.dumps(_error_row(e)) for e in self.errors], [marshal.dumps(_entry_row(e)) for e in self.entries],
+            tuple(self.entry_grams), starts, postings.tobytes(), tuple(self.short),
+            {k: tuple(v) for k, v in self.by_location.items()}, dict(self.groups), foreign_rows(self.foreign),
+        ))
+
+    @classmethod
+    def from_snapshot(cls, data: bytes) -> "Matcher":
+        """A matcher from ``snapshot()``'s bytes; ValueError when they are not one."""
+        try:
+            (version, revisions, site_url, ids, errors, entries, grams, starts, postings, short, by_location, groups,
+             foreign) = marshal.loads(data)
+        except (EOFError, ValueError, TypeError) as exc:
+            raise ValueError(f"not a stored matcher: {exc}") from None
+        if version != SNAPSHOT_VERSION:
+            raise ValueError(f"a stored matcher of version {version}, not {SNAPSHOT_VERSION}")
+        matcher = cls.__new__(cls)
+        matcher.entries = _Lazy(entries, lambda blob: _entry_of(marshal.loads(blob)))
+        matcher.entry_grams = grams
+        matcher.index = _Postings(starts, postings)
+        matcher.short = list(short)
+        matcher.by_location = by_location
+        matcher._set_up(_Lazy(errors, lambda blob: _error_of(marshal.loads(blob))), ids, groups, list(revisions),
+                        site_url, from_rows(foreign))
+        return matcher
 
     def _add(self, error: int, exception: str, template: str) -> None:
         raw_segments, holes = split_template(template)
@@ -288,9 +402,9 @@ class Matcher:
         index = self.index
         grams = {flat[i : i + GRAM] for i in range(len(flat) - GRAM + 1)}
         counts = Counter(chain.from_iterable(index[g] for g in grams if g in index))
-        entries = self.entries
+        grams_of = self.entry_grams
         # Keep the templates of which a fair share of grams occur, best share first.
-        ranked = [(-n / entries[e].grams, -n, e) for e, n in counts.items() if n * CANDIDATE_SHARE >= entries[e].grams or n >= CANDIDATE_GRAMS]
+        ranked = [(-n / grams_of[e], -n, e) for e, n in counts.items() if n * CANDIDATE_SHARE >= grams_of[e] or n >= CANDIDATE_GRAMS]
         candidates = [e for _, _, e in heapq.nsmallest(MAX_CANDIDATES, ranked)] + self.short
 
         results: dict[int, Match] = {}
@@ -312,7 +426,7 @@ class Matcher:
             )
         ranked = self._one_per_problem(sorted(found, key=lambda m: m.rank_key, reverse=True))
 
-        foreign = not_vllm(cleaned, weak=not ranked) or (None if ranked else foreign_frame(frames))
+        foreign = not_vllm(cleaned, not ranked, self.foreign) or (None if ranked else foreign_frame(frames))
         if foreign is None:
             return ranked[:top], None
         line_end, source, reason, foreign_id, at = foreign
@@ -337,11 +451,11 @@ class Matcher:
         """What a result says of an error that is not vLLM's: its id, page and, for one that
         happened during vLLM's start-up, in which phase (read from the traceback's frames)."""
         info = {"source": source, "reason": reason, "id": foreign_id or None}
-        error = FOREIGN_BY_ID.get(foreign_id)
+        error = self.foreign_by_id.get(foreign_id)
         if error is not None:
             info.update(title=error.title, summary=error.summary, steps=list(error.steps),
                         url=f"{self.site_url.rstrip('/')}/{foreign_path(error.id)}" if self.site_url else foreign_path(error.id))
-            phase = phase_of(foreign_id, frames)
+            phase = phase_of(error, frames)
             if phase is not None:
                 info["phase"], info["advice"] = phase
         return info
@@ -355,8 +469,8 @@ class Matcher:
             if key in seen:
                 continue
             seen.add(key)
-            m.current = self.by_id.get(key, m.error)
-            m.also = [e for e in self.members.get(key, []) if e.id != m.current.id]
+            m.current = self.errors[self.number[key]] if key in self.number else m.error
+            m.also = [self.errors[n] for n in self.members.get(key, []) if self.errors[n].id != m.current.id]
             out.append(m)
         return out
 

@@ -14,7 +14,6 @@ import json
 import multiprocessing
 import operator
 import os
-import re
 from typing import Callable, Iterable
 
 from generator.scan.cache import BlobCache, PieceStore, Rows, decode_analysis
