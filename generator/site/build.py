@@ -29,7 +29,9 @@ from typing import Callable, Iterator
 
 from generator.history.drift import drift
 from generator.history.lineage import assemble_history
-from generator.lookup.index import compact_index
+from generator.lookup.foreign import foreign_errors
+from generator.lookup.index import compact_index, entries_for_index
+from generator.text import foreign_path
 from generator.memory.site_data import CALCULATOR_ENTRIES, CALCULATOR_EXAMPLES, bundled_models, site_data
 from generator.site.pages import API_SCHEMA_VERSION, ErrorPage, build_pages, error_json, index_json, report_url
 from generator.site.render import environment
@@ -125,7 +127,9 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
         path.write_text(text, encoding="utf-8")
 
     # the paste box's results are titled like the pages: a curated error by its entry's title
-    index = compact_index(releases, {p.id: p.entry.title for p in pages if p.entry is not None})
+    links = [(link["from"], link["to"]) for link in history["links"]] if history else []
+    index = compact_index(releases, {p.id: p.entry.title for p in pages if p.entry is not None}, links,
+                          entries_for_index(site.entries))
     curated_pages = _ordered([p for p in pages if p.curated and p.current])
     by_entry: dict[str, ErrorPage] = {}
     for page in curated_pages:  # one card per entry: an entry of several ids has several pages
@@ -208,10 +212,44 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
             groups=rows,
         ))
     _release_pages(env, write, releases, {p.id: p for p in pages})
+    _foreign_pages(env, write, docs, {p.id: p for p in pages})
     write("json-api.md", env.get_template("json-api.md.j2").render(
         schema_version=API_SCHEMA_VERSION, revision=catalog["revision"], commit=catalog["commit"],
     ))
     return pages
+
+
+def _foreign_pages(env, write, docs: Path, by_id: dict[str, ErrorPage]) -> None:
+    """A page and a JSON file for each error that is not vLLM's (``generator/lookup/foreign.yaml``)."""
+    errors = list(foreign_errors())
+    template = env.get_template("foreign.md.j2")
+    for error in errors:
+        related = [by_id[i] for i in error.related if i in by_id]
+        write(f"foreign/{error.id}.md", template.render(error=error, related=related))
+        write_json(docs / "api" / "foreign" / f"{error.id}.json", foreign_json(error))
+    write("foreign/index.md", env.get_template("foreign-index.md.j2").render(errors=sorted(errors, key=lambda e: e.title.lower())))
+    write_json(docs / "api" / "foreign" / "index.json", {
+        "schema_version": API_SCHEMA_VERSION,
+        "errors": [{"id": e.id, "title": e.title, "source": e.source, "url": foreign_path(e.id)} for e in errors],
+    })
+
+
+def foreign_json(error) -> dict:
+    return {
+        "schema_version": API_SCHEMA_VERSION,
+        "id": error.id,
+        "kind": "foreign",
+        "source": error.source,
+        "title": error.title,
+        "reason": error.reason,
+        "summary": error.summary,
+        "steps": list(error.steps),
+        "related": list(error.related),
+        "phases": [{"phase": p, "functions": sorted(f), "advice": a} for p, f, a in error.phases],
+        "keywords": list(error.keywords),
+        "pattern": error.pattern.pattern,
+        "url": foreign_path(error.id),
+    }
 
 
 def _release_pages(env, write, releases: list[dict], by_id: dict[str, ErrorPage]) -> None:

@@ -57,7 +57,7 @@
 
   // The index format this file reads (generator.lookup.index.INDEX_SCHEMA_VERSION); the
   // numbers and patterns of the rules come from the index itself.
-  const INDEX_SCHEMA_VERSION = 3;
+  const INDEX_SCHEMA_VERSION = 4;
 
   // --- code points: the slot form -----------------------------------------------------------
   //
@@ -912,7 +912,7 @@
           if (!this.byLocation.has(key)) this.byLocation.set(key, []);
           this.byLocation.get(key).push(number);
         }
-        for (const form of forms) {
+        for (const form of (hasMessage ? [template] : []).concat(forms)) {
           if (form) this.add(number, exception, form);
         }
       });
@@ -1565,49 +1565,94 @@
   }
 
   function renderMatch(match) {
-    const block = element("div", "errorkb-match");
+    const block = element("div", "errorkb-match" + (match.verdict === "exact" ? "" : " errorkb-partial"));
     const heading = element("p", "errorkb-title");
     const link = element("a", null, match.title);
-    link.href = new URL(match.url, SITE_ROOT).href;
+    link.href = new URL(match.current.url, SITE_ROOT).href;
     heading.appendChild(link);
+    if (match.verdict !== "exact") heading.appendChild(element("span", "errorkb-verdict", " partial: the message may have been reworded"));
     block.appendChild(heading);
 
-    const site = match.sites.length ? match.sites[0] : null;
-    const meta = ["score " + pyFixed2(match.score), "id " + match.id];
-    if (match.versions.length) meta.push(match.versions.join(", "));
+    const entry = match.entry;
+    if (entry) {
+      block.appendChild(element("p", "errorkb-summary", entry.summary));
+      if (entry.fix) {
+        const fix = element("p", "errorkb-fix");
+        fix.appendChild(element("strong", null, "Fix: "));
+        fix.appendChild(document.createTextNode(entry.fix.title));
+        block.appendChild(fix);
+        if (entry.fix.command) {
+          const pre = element("pre", "errorkb-command");
+          pre.appendChild(element("code", null, entry.fix.command));
+          block.appendChild(pre);
+        }
+      }
+    }
+    if (match.message) block.appendChild(element("p", "errorkb-filled", match.message));
+
+    const site = match.current.sites.length ? match.current.sites[0] : null;
+    const meta = ["score " + pyFixed2(match.score), match.verdict, "id " + match.current.id];
+    if (match.current.versions.length) meta.push(versionRange(match.current.versions));
     if (site) meta.push(site.path + ":" + site.line);
     block.appendChild(element("p", "errorkb-meta", meta.join(" · ")));
+    if (match.id !== match.current.id) {
+      block.appendChild(element("p", "errorkb-meta", "Your paste has the wording of " + match.id + " (" +
+        versionRange(match.versions) + "); the current error is " + match.current.id + "."));
+    } else if (match.also.length) {
+      block.appendChild(element("p", "errorkb-meta", "Earlier ids: " +
+        match.also.slice(0, 4).map((a) => a.id + " (" + versionRange(a.versions) + ")").join(", ")));
+    }
+    return block;
+  }
 
-    const names = Object.keys(match.values);
-    if (names.length) {
-      const list = element("ul", "errorkb-values");
-      for (const name of names) {
-        const item = element("li");
-        item.appendChild(element("code", "errorkb-name", "{" + name + "}"));
-        item.appendChild(document.createTextNode(" = "));
-        item.appendChild(element("code", "errorkb-value", match.values[name]));
-        list.appendChild(item);
-      }
+  function versionRange(versions) {
+    if (!versions.length) return "";
+    return versions.length === 1 ? versions[0] : versions[0] + " – " + versions[versions.length - 1];
+  }
+
+  function renderForeign(foreign, heading) {
+    const block = element("div", "errorkb-foreign");
+    const title = element("p", "errorkb-title");
+    title.appendChild(document.createTextNode(heading + ": "));
+    if (foreign.url) {
+      const link = element("a", null, foreign.title);
+      link.href = new URL(foreign.url, SITE_ROOT).href;
+      title.appendChild(link);
+    } else {
+      title.appendChild(document.createTextNode(foreign.reason));
+    }
+    title.appendChild(document.createTextNode(" (from " + foreign.source + ")"));
+    block.appendChild(title);
+    if (foreign.phase) block.appendChild(element("p", "errorkb-phase", "It happened during " + foreign.phase + ". " + (foreign.advice || "")));
+    if (foreign.steps && foreign.steps.length) {
+      const list = element("ul", "errorkb-steps");
+      for (const step of foreign.steps.slice(0, 3)) list.appendChild(element("li", null, step));
       block.appendChild(list);
     }
     return block;
   }
 
-  function render(results, found) {
+  function searchLink(text) {
+    // the site search, with the pasted words: nothing matched, but a page may mention them
+    const words = text.replace(/[^\p{L}\p{N}_]+/gu, " ").trim().split(" ").slice(0, 8).join(" ");
+    const link = element("a", null, "Search the site for these words");
+    link.href = new URL("?q=" + encodeURIComponent(words), SITE_ROOT).href;
+    return link;
+  }
+
+  function render(results, found, text) {
     const nodes = [];
-    if (found.not_vllm) {
-      nodes.push(
-        element(
-          "div",
-          "errorkb-foreign",
-          "Not a vLLM error: " + found.not_vllm.reason + " (from " + found.not_vllm.source + ")",
-        ),
-      );
-      if (found.matches.length) nodes.push(element("p", "errorkb-message", "vLLM errors raised after it:"));
+    const foreign = found.not_vllm;
+    if (foreign && foreign.role !== "cause") {
+      nodes.push(renderForeign(foreign, "Not a vLLM error"));
+      if (found.matches.length) nodes.push(element("p", "errorkb-message", "vLLM also reported:"));
     } else if (!found.matches.length) {
-      nodes.push(element("p", "errorkb-message errorkb-none", "No vLLM error matches this text."));
+      const none = element("p", "errorkb-message errorkb-none", "No vLLM error matches this text. ");
+      none.appendChild(searchLink(text || ""));
+      nodes.push(none);
     }
     for (const match of found.matches) nodes.push(renderMatch(match));
+    if (foreign && foreign.role === "cause") nodes.push(renderForeign(foreign, "Its cause, not vLLM's"));
     results.replaceChildren(...nodes);
   }
 
@@ -1629,7 +1674,7 @@
       message(results, "Looking it up…");
       api.lookup(text, 5).then(
         (found) => {
-          if (ask === asked) render(results, found);
+          if (ask === asked) render(results, found, text);
         },
         (error) => {
           if (ask === asked) message(results, "The lookup failed: " + (error && error.message ? error.message : error), "errorkb-message errorkb-error");
