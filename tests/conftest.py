@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -171,6 +172,28 @@ def pin_matcher(corpus_scan):
     from generator.lookup.index import matcher_from_catalogs
 
     return matcher_from_catalogs([corpus_scan("v0.33.0")])
+
+
+@pytest.fixture(scope="session")
+def history_matcher(corpus_bundle, session_cache):
+    """The lookup matcher over every [history] release of the corpus, with their lineage and
+    the repository's curated entries: what `errorkb lookup` answers with."""
+    import tomllib
+
+    from generator.entries.load import load_entries
+    from generator.history.lineage import link_releases
+    from generator.lookup.index import compact_index, entries_for_index, matcher_from_index
+    from generator.scan.cache import BlobCache
+    from generator.scan.catalog import catalog_json, scan_revisions
+    from generator.scan.sources import resolve
+
+    releases = tomllib.loads((ROOT / "errorkb.toml").read_text(encoding="utf-8"))["history"]["releases"]
+    revisions = [resolve(str(corpus_bundle), rev, session_cache) for rev in releases]
+    with BlobCache(session_cache / "analysis.sqlite") as cache:
+        catalogs = [json.loads(catalog_json(c)) for c in scan_revisions("vllm", revisions, cache, os.cpu_count() or 1)]
+    entries, _ = load_entries(ROOT / "errors", ROOT)
+    index = compact_index(catalogs, links=link_releases(catalogs, os.cpu_count() or 1), entries=entries_for_index(entries))
+    return matcher_from_index(index)
 
 
 @pytest.fixture(scope="session")
