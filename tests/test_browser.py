@@ -130,7 +130,7 @@ def python_result(matcher, text: str, top: int) -> dict:
         data = match.to_json()
         data["values"] = {name: _whole(value) for name, value in data["values"].items()}
         found.append(data)
-    return {"matches": found, "not_vllm": foreign}
+    return {"matches": found, "not_vllm": foreign, "releases": matcher.releases_of(text, matches)}
 
 
 def comparable(result: dict) -> dict:
@@ -138,6 +138,7 @@ def comparable(result: dict) -> dict:
     return {
         "matches": [{k: v for k, v in m.items() if k != "url"} for m in result["matches"]],
         "not_vllm": result["not_vllm"],
+        "releases": result["releases"],
     }
 
 
@@ -481,18 +482,23 @@ def test_ui_shows_the_match(browser, site_url):
     assert link.text == "Fewer Mamba cache blocks than max_num_seqs, so full CUDA graphs cannot be captured"  # its entry's title
     first = blocks[0].text
     assert f"id {vector['expected']}" in first and "v0.33.0" in first and "score 1.00" in first
-    for name, value in vector["values"].items():
-        assert f"{{{name}}} = {value}" in first
-    assert ".py:" in first  # the first site, path:line
+    filled = blocks[0].find_element(By.CSS_SELECTOR, ".errorkb-filled").text  # the message, the paste's values in it
+    assert filled.startswith("max_num_seqs (") and all(f"({value})" in filled for value in vector["values"].values())
+    assert blocks[0].find_element(By.CSS_SELECTOR, ".errorkb-summary").text  # the curated summary
+    assert blocks[0].find_element(By.CSS_SELECTOR, ".errorkb-fix").text.startswith("Fix: ")
+    assert blocks[0].find_element(By.CSS_SELECTOR, ".errorkb-command code").text.startswith("vllm serve ")
+    assert "exact" in first and ".py:" in first  # the verdict; the first site, path:line
 
 
-def test_ui_ctrl_enter(browser, site_url):
+def test_ui_ctrl_enter(browser, site_url, site_matcher):
     from selenium.webdriver.common.by import By
 
     vector = next(v for v in VECTORS if v["name"] == "old vLLM log header")
     results = _ask(browser, site_url, vector["paste"], keyboard=True)
     link = results.find_element(By.CSS_SELECTOR, ".errorkb-match a")
-    assert link.get_attribute("href").endswith(f"/errors/{vector['expected']}/")
+    first = python_result(site_matcher, vector["paste"], 1)["matches"][0]
+    assert vector["expected"] in {first["id"], first["current"]["id"], *(a["id"] for a in first["also"])}
+    assert link.get_attribute("href").endswith(f"/errors/{first['current']['id']}/")  # the problem's current page
     for value in vector["values"].values():
         assert value in results.text
 
@@ -503,8 +509,12 @@ def test_ui_empty_input(browser, site_url):
 
 
 def test_ui_nothing_matches(browser, site_url):
+    from selenium.webdriver.common.by import By
+
     results = _ask(browser, site_url, "the weather is nice")
-    assert results.text == "No vLLM error matches this text."
+    assert results.text == "No vLLM error matches this text. Search the site for these words"
+    link = results.find_element(By.CSS_SELECTOR, "a")  # the site search, given the pasted words
+    assert link.get_attribute("href") == f"{site_url}?q=the%20weather%20is%20nice"
 
 
 def test_ui_not_vllm(browser, site_url):
@@ -513,8 +523,10 @@ def test_ui_not_vllm(browser, site_url):
     vector = next(v for v in VECTORS if v["not_vllm"] == "torch")
     results = _ask(browser, site_url, vector["paste"])
     box = results.find_element(By.CSS_SELECTOR, ".errorkb-foreign")
-    assert box.text.startswith("Not a vLLM error: PyTorch reported it")
-    assert box.text.endswith("(from torch)")
+    assert box.text.startswith("Not a vLLM error: PyTorch: CUDA out of memory (from torch)")
+    link = box.find_element(By.CSS_SELECTOR, "a")  # the foreign error's own page
+    assert link.get_attribute("href") == f"{site_url}foreign/torch-cuda-out-of-memory/"
+    assert box.find_elements(By.CSS_SELECTOR, ".errorkb-steps li code")  # what to do, flags as code
     assert not results.find_elements(By.CSS_SELECTOR, ".errorkb-match")
 
 

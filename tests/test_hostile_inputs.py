@@ -322,8 +322,8 @@ def test_a_locked_cache_is_not_deleted(tmp_path):
         assert dict(cache.get_many(["kept"])) == {"kept": {"sites": []}}
 
 
-@pytest.mark.parametrize("text", [b"{not json", b'{"schema_version": 4, "errors": [1, 2]}', b"\xff\xfe", b"[]",
-                                  b'{"schema_version": 4, "revisions": ["v1"], "errors": [["x", "E", "t", true, [], [["p", "1", "f"]], []]]}'],
+@pytest.mark.parametrize("text", [b"{not json", b'{"schema_version": 5, "errors": [1, 2]}', b"\xff\xfe", b"[]",
+                                  b'{"schema_version": 5, "revisions": ["v1"], "errors": [["x", "E", "t", true, [], [["p", "1", "f"]], []]]}'],
                          ids=["truncated", "bad rows", "not utf-8", "a list", "a bad site"])
 def test_a_damaged_lookup_index_is_built_again_with_one_warning(tmp_path, capsys, text):
     from generator.lookup.cache import stored_index

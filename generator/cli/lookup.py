@@ -103,18 +103,20 @@ def run(config: Config, args: argparse.Namespace) -> int:
     paste = read_paste(args.text)
     matcher = stored_matcher(config, args)
     matches, foreign = matcher.lookup(paste, top=args.top)
+    releases = matcher.releases_of(paste, matches)
     if args.json:
-        print(json.dumps({"matches": [m.to_json() for m in matches], "not_vllm": foreign}, indent=1, ensure_ascii=False))
+        print(json.dumps({"matches": [m.to_json() for m in matches], "not_vllm": foreign, "releases": releases},
+                         indent=1, ensure_ascii=False))
         return 0 if matches or foreign else 1
     if not paste.strip():
         print("Nothing to look up: the input is empty. Paste an error message, traceback or log.")
         return 1
-    for line in describe(matcher, matches, foreign):
+    for line in describe(matcher, matches, foreign, releases):
         print(line)
     return 0 if matches or foreign else 1
 
 
-def describe(matcher, matches: list, foreign: dict | None) -> list[str]:
+def describe(matcher, matches: list, foreign: dict | None, releases: dict | None = None) -> list[str]:
     """The answer as lines for a terminal: per result the title, the curated summary and
     first fix, the message with the paste's values, then a small line of score and ids."""
     from generator.history.ranges import version_ranges
@@ -129,6 +131,10 @@ def describe(matcher, matches: list, foreign: dict | None) -> list[str]:
         covered = revisions[-1] if len(revisions) == 1 else f"{revisions[0]} – {revisions[-1]}" if revisions else "the pin"
         return [f"No vLLM error of {covered} matches this text.",
                 "Try fewer lines: the last exception line, or the message alone."]
+    if releases and matches and len(releases["releases"]) < len(revisions):
+        shown = ", ".join(version_ranges(releases["releases"], revisions))
+        version = f" (vLLM {releases['version']})" if releases.get("version") else ""
+        lines.append(f"This log matches vLLM {shown}{version}: by {', '.join(releases['evidence'])}.")
     for rank, match in enumerate(matches, 1):
         data = match.to_json()
         current = data["current"]
@@ -148,8 +154,9 @@ def describe(matcher, matches: list, foreign: dict | None) -> list[str]:
         where = f" · {site['path']}:{site['line']}" if site else ""
         lines.append(f"   score {data['score']:.2f} · {data['verdict']} · id {current['id']} · {ranges}{where}")
         if data["id"] != current["id"]:
-            lines.append(f"   your paste has the wording of {data['id']} ({', '.join(version_ranges(data['versions'], revisions))});"
-                         f" the current error is {current['id']}")
+            lines.append(f"   your release's wording ({data['id']}, {', '.join(version_ranges(data['versions'], revisions))}):"
+                         f" {shorten(data['template'], 200)}")
+            lines.append(f"   the pin's error is {current['id']}; its page says what changed since")
         elif data["also"]:
             lines.append("   earlier ids: " + ", ".join(f"{a['id']} ({', '.join(version_ranges(a['versions'], revisions))})"
                                                        for a in data["also"][:4]))

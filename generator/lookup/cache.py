@@ -53,6 +53,9 @@ def index_problem(index) -> str | None:
         table = index.get(name, {})
         if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
             return f"`{name}` is not a mapping of strings"
+    paths = index.get("paths", {})
+    if not isinstance(paths, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in paths.values()):
+        return "`paths` is not a mapping of release masks"
     entries = index.get("entries", {})
     if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
         return "`entries` is not a mapping of entries"

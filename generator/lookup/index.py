@@ -20,8 +20,8 @@ from generator.text import CUT_TRAILING, ELLIPSIS, error_path, error_url, foreig
 
 # 2: the rules carry every number and pattern that lookup.js needs (1 carried only a few).
 # 3: groups (one result per problem), kinds, curated summaries, foreign errors with ids.
-# 4: forms no longer repeat the main template.
-INDEX_SCHEMA_VERSION = 4
+# 4: forms no longer repeat the main template; the releases each file is in.
+INDEX_SCHEMA_VERSION = 5
 
 
 def _source(pattern: re.Pattern) -> str:
@@ -60,6 +60,7 @@ def rules() -> dict:
         "sure": match.SURE,
         "agree_bonus": match.AGREE_BONUS,
         "frame_bonus": match.FRAME_BONUS,
+        "version_string": _source(match.VERSION_STRING),
         "max_value_chars": match.MAX_VALUE_CHARS,
         "title_width": match.TITLE_WIDTH,
         "closers": match.CLOSERS,
@@ -106,6 +107,11 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
     merged: dict[str, dict] = {}
     forms: dict[str, list[str]] = {}
     kinds: dict[str, str] = {}
+    paths: dict[str, int] = {}  # a file's path → bitmask of the releases whose sites are in it
+    for number, catalog in enumerate(catalogs):
+        for error in catalog["errors"]:
+            for site in error["sites"]:
+                paths[site["path"]] = paths.get(site["path"], 0) | 1 << number
     for catalog in catalogs:
         for error in catalog["errors"]:
             known = merged.get(error["id"])
@@ -141,6 +147,7 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
                    for i in ids],
         "groups": problem_groups(merged, revisions, links or [], entries),
         "kinds": {i: kinds[i] for i in sorted(kinds)},
+        "paths": {p: paths[p] for p in sorted(paths)},
         "rules": rules(),
         **({"curated": {i: curated[i] for i in sorted(curated) if i in merged}} if curated else {}),
         **({"entries": {i: entries[i] for i in sorted(entries) if i in merged}} if entries else {}),
@@ -250,7 +257,7 @@ def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
     ]
     templates = [([template] if has_message else []) + forms for _, _, template, has_message, _, _, forms in index["errors"]]
     return Matcher(errors, templates, groups=index.get("groups", {}),
-                   revisions=index.get("revisions", []), site_url=site_url)
+                   revisions=index.get("revisions", []), site_url=site_url, paths=index.get("paths", {}))
 
 
 def matcher_from_catalogs(catalogs: list[dict], site_url: str = "") -> Matcher:

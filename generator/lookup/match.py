@@ -57,6 +57,9 @@ FRAME_BONUS = 50  # ... and on top of that, the raising frame
 MAX_VALUE_CHARS = 2000  # a placeholder's value is cut after this many characters
 TITLE_WIDTH = 80
 HOLE = re.compile(r"\{[^}]*\}")  # a placeholder, for telling whether a template has literal text
+# "vLLM API server version 0.8.5", "vllm==0.10.1", "Initializing a V1 LLM engine (v0.9.1)"
+VERSION_STRING = re.compile(r"vLLM API server version (\d+\.\d+\.\d+)|LLM engine \(v(\d+\.\d+\.\d+)"
+                            r"|\bvllm(?:==|\s+version\s+|\s+v|\s+|-)(\d+\.\d+\.\d+)", re.I)
 
 
 # --- templates ---------------------------------------------------------------------------
@@ -269,7 +272,7 @@ def _entry_of(row: tuple) -> Entry:
     return Entry(error, list(chunks), list(segment_of), list(holes), literal, exception, grams)
 
 
-SNAPSHOT_VERSION = 2
+SNAPSHOT_VERSION = 3
 
 
 class _Postings:
@@ -293,7 +296,8 @@ class _Postings:
 
 class Matcher:
     def __init__(self, errors: list[LookupError_], templates: list[list[str]], groups: dict[str, str] | None = None,
-                 revisions: list[str] | None = None, site_url: str = "", foreign: Iterable[ForeignError] | None = None):
+                 revisions: list[str] | None = None, site_url: str = "", foreign: Iterable[ForeignError] | None = None,
+                 paths: dict[str, int] | None = None):
         """``templates[i]``: the templates (main first, then variants) of ``errors[i]``.
         ``groups``: error id → its problem's current error id (``index.problem_groups``).
         ``foreign``: the errors that are not vLLM's to tell (the package's ``foreign.yaml``)."""
@@ -313,11 +317,12 @@ class Matcher:
                 del self.index[gram]
         self.entry_grams = [e.grams for e in self.entries]
         self._set_up(errors, [e.id for e in errors], groups or {}, revisions or [], site_url,
-                     list(foreign_errors() if foreign is None else foreign))
+                     list(foreign_errors() if foreign is None else foreign), paths)
 
     def _set_up(self, errors, ids: list[str], groups: dict[str, str], revisions: list[str], site_url: str,
-                foreign: list[ForeignError]) -> None:
+                foreign: list[ForeignError], paths: dict[str, int] | None = None) -> None:
         self.errors = errors
+        self.paths = paths or {}  # vllm/... path → bitmask of the releases that have it
         self.revisions = revisions
         self.site_url = site_url
         self.number = {id_: n for n, id_ in enumerate(ids)}
@@ -346,6 +351,7 @@ class Matcher:
             [marshal.dumps(_error_row(e)) for e in self.errors], [marshal.dumps(_entry_row(e)) for e in self.entries],
             tuple(self.entry_grams), starts, postings.tobytes(), tuple(self.short),
             {k: tuple(v) for k, v in self.by_location.items()}, dict(self.groups), foreign_rows(self.foreign),
+            dict(self.paths),
         ))
 
     @classmethod
@@ -353,7 +359,7 @@ class Matcher:
         """A matcher from ``snapshot()``'s bytes; ValueError when they are not one."""
         try:
             (version, revisions, site_url, ids, errors, entries, grams, starts, postings, short, by_location, groups,
-             foreign) = marshal.loads(data)
+             foreign, paths) = marshal.loads(data)
         except (EOFError, ValueError, TypeError) as exc:
             raise ValueError(f"not a stored matcher: {exc}") from None
         if version != SNAPSHOT_VERSION:
@@ -365,7 +371,7 @@ class Matcher:
         matcher.short = list(short)
         matcher.by_location = by_location
         matcher._set_up(_Lazy(errors, lambda blob: _error_of(marshal.loads(blob))), ids, groups, list(revisions),
-                        site_url, from_rows(foreign))
+                        site_url, from_rows(foreign), paths)
         return matcher
 
     def _add(self, error: int, exception: str, template: str) -> None:
@@ -473,6 +479,48 @@ class Matcher:
             m.also = [self.errors[n] for n in self.members.get(key, []) if self.errors[n].id != m.current.id]
             out.append(m)
         return out
+
+    def releases_of(self, text: str, matches: list[Match]) -> dict | None:
+        """Which of the index's releases the paste is consistent with, and why: a version
+        string ("vLLM API server version 0.8.5"), the files of its traceback (a path only
+        some releases have), and the wording of the message it shows. Evidence that would
+        leave no release (a fork, a patched file) is passed over. None without evidence."""
+        if not self.revisions:
+            return None
+        cleaned = clean_paste(text)
+        everything = (1 << len(self.revisions)) - 1
+        evidence: list[tuple[str, int]] = []
+        version = None
+        found = VERSION_STRING.search(cleaned)
+        if found:
+            version = next(g for g in found.groups() if g)
+            mask = _release_of_version(version, self.revisions)
+            if mask:
+                evidence.append((f"the version string {version}", mask))
+        paths = 0
+        mask = everything
+        for path, _ in traceback_frames(cleaned):
+            path = path.replace("\\", "/")
+            at = path.rfind("/vllm/")
+            relative = path[at + 1 :] if at != -1 else path if path.startswith("vllm/") else None
+            if relative is not None and relative in self.paths:
+                mask &= self.paths[relative]
+                paths += 1
+        if paths:
+            evidence.append((f"the files of its traceback ({paths} frame{'s' if paths > 1 else ''})", mask))
+        top = next((m for m in matches if m.verdict == "exact"), None)
+        if top is not None:
+            order = {r: n for n, r in enumerate(self.revisions)}
+            evidence.append(("the wording of its message", sum(1 << order[v] for v in top.error.versions if v in order)))
+        if not evidence:
+            return None
+        combined, used = everything, []
+        for reason, mask in evidence:
+            if combined & mask:
+                combined &= mask
+                used.append(reason)
+        releases = [r for n, r in enumerate(self.revisions) if combined >> n & 1]
+        return {"releases": releases, "of": len(self.revisions), "version": version, "evidence": used}
 
     def _verify(self, number: int, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
         """The best in-order match of the entry's chunks, anchored on one of its first chunks."""
@@ -623,6 +671,20 @@ class Matcher:
             elif not any(c.isalnum() for c in HOLE.sub("", error.template)):
                 # a raise with no message (or a wholly computed one): the frame is all there is
                 results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True)
+
+
+def _release_of_version(version: str, revisions: list[str]) -> int:
+    """The bitmask of the release a version belongs to: itself when it is one of them, else
+    the newest of them that is older (its code is what that one's became)."""
+    def key(text: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
+
+    wanted = key(version)
+    best = None
+    for number, revision in enumerate(revisions):
+        if key(revision) <= wanted:
+            best = number
+    return 1 << best if best is not None else 0
 
 
 def _at_line_end(text: str, position: int) -> bool:

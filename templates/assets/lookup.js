@@ -57,7 +57,7 @@
 
   // The index format this file reads (generator.lookup.index.INDEX_SCHEMA_VERSION); the
   // numbers and patterns of the rules come from the index itself.
-  const INDEX_SCHEMA_VERSION = 4;
+  const INDEX_SCHEMA_VERSION = 5;
 
   // --- code points: the slot form -----------------------------------------------------------
   //
@@ -792,6 +792,7 @@
       })),
       foreign: rules.foreign,
       wrapper: pyRegex(rules.wrapper),
+      versionString: pyRegex(rules.version_string),
     };
   }
 
@@ -919,6 +920,8 @@
       for (const [gram, entries] of this.index) {
         if (entries.length > rules.stopGramEntries) this.index.delete(gram);
       }
+      this.revisions = (index.revisions || []).slice();
+      this.paths = new Map(Object.entries(index.paths || {}));
       // one result per problem: error id -> its problem's current error id (index.problem_groups)
       this.byId = new Map(this.errors.map((e) => [e.id, e]));
       this.groups = new Map(Object.entries(index.groups || {}));
@@ -929,6 +932,53 @@
         this.members.get(current).push(this.byId.get(id));
       }
       markSlots();
+    }
+
+    /** releases_of(): the releases the paste is consistent with, and by what evidence. */
+    releasesOf(cleaned, frames, matches) {
+      const revisions = this.revisions;
+      if (!revisions.length) return null;
+      // masks as BigInt: a release list may outgrow 31 bits
+      const everything = (1n << BigInt(revisions.length)) - 1n;
+      const evidence = [];
+      let version = null;
+      const found = this.rules.versionString.exec(cleaned);
+      if (found) {
+        version = fromSlots(found.slice(1).find((g) => g));
+        const mask = releaseOfVersion(version, revisions);
+        if (mask) evidence.push(["the version string " + version, mask]);
+      }
+      let paths = 0;
+      let mask = everything;
+      for (const [raw] of frames) {
+        const path = raw.replace(/\\/g, "/");
+        const at = path.lastIndexOf("/vllm/");
+        const relative = at !== -1 ? path.slice(at + 1) : path.startsWith("vllm/") ? path : null;
+        if (relative !== null && this.paths.has(relative)) {
+          mask &= BigInt(this.paths.get(relative));
+          paths += 1;
+        }
+      }
+      if (paths) evidence.push(["the files of its traceback (" + paths + " frame" + (paths > 1 ? "s" : "") + ")", mask]);
+      const top = matches.find((m) => m.verdict === "exact");
+      if (top) {
+        let wording = 0n;
+        top.error.versions.forEach((v) => {
+          const n = revisions.indexOf(v);
+          if (n !== -1) wording |= 1n << BigInt(n);
+        });
+        evidence.push(["the wording of its message", wording]);
+      }
+      if (!evidence.length) return null;
+      let combined = everything;
+      const used = [];
+      for (const [reason, m] of evidence) {
+        if (combined & m) {
+          combined &= m;
+          used.push(reason);
+        }
+      }
+      return { releases: revisions.filter((_, n) => (combined >> BigInt(n)) & 1n), of: revisions.length, version, evidence: used };
     }
 
     onePerProblem(ranked) {
@@ -1129,7 +1179,7 @@
       if (top === undefined) top = 5;
       const rules = this.rules;
       const [flat, origin] = squash(cleaned, rules);
-      if (!flat) return { matches: [], not_vllm: null };
+      if (!flat) return { matches: [], not_vllm: null, releases: null };
       const last = this.lastException(cleaned);
       const frames = [];
       for (const m of cleaned.matchAll(rules.frame)) frames.push([fromSlots(m[1]), fromSlots(m[3])]);
@@ -1177,7 +1227,9 @@
       );
 
       const foreign = this.notVllm(cleaned, !best.length) || (best.length ? null : this.foreignFrame(frames));
-      if (foreign === null) return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null };
+      if (foreign === null) {
+        return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null, releases: this.releasesOf(cleaned, frames, best.slice(0, top)) };
+      }
       const [lineEnd, source, reason, foreignId, at] = foreign;
       const info = this.foreignInfo(source, reason, foreignId, frames);
       const quotesIt = (m) =>
@@ -1186,7 +1238,7 @@
         (m) => m.frame || (!rules.wrapper.test(m.error.template) && (quotesIt(m) || (m.start > lineEnd && m.error.kind !== "log"))),
       );
       info.role = kept.some((m) => m.error.kind !== "log") ? "cause" : "answer";
-      return { matches: kept.slice(0, top).map((m) => m.toJSON()), not_vllm: info };
+      return { matches: kept.slice(0, top).map((m) => m.toJSON()), not_vllm: info, releases: this.releasesOf(cleaned, frames, kept.slice(0, top)) };
     }
 
     verify(number, flat, origin, cleaned, last) {
@@ -1343,6 +1395,16 @@
     const n = Math.min(chunk.length, flat.length - pos);
     while (size < n && flat[pos + size] === chunk[size]) size++;
     return size;
+  }
+
+  function releaseOfVersion(version, revisions) {
+    const key = (text) => (text.match(/\d+/g) || []).slice(0, 3).map(Number);
+    const wanted = key(version);
+    let best = -1;
+    revisions.forEach((revision, n) => {
+      if (compareTuples(key(revision), wanted) <= 0) best = n;
+    });
+    return best === -1 ? 0n : 1n << BigInt(best);
   }
 
   function messageEnds(text, position, rules) {
@@ -1596,13 +1658,21 @@
     if (site) meta.push(site.path + ":" + site.line);
     block.appendChild(element("p", "errorkb-meta", meta.join(" · ")));
     if (match.id !== match.current.id) {
-      block.appendChild(element("p", "errorkb-meta", "Your paste has the wording of " + match.id + " (" +
-        versionRange(match.versions) + "); the current error is " + match.current.id + "."));
+      block.appendChild(element("p", "errorkb-meta", "Your release's wording (" + match.id + ", " + versionRange(match.versions) +
+        "): " + match.template + " The pin's error is " + match.current.id + "; its page says what changed since."));
     } else if (match.also.length) {
       block.appendChild(element("p", "errorkb-meta", "Earlier ids: " +
         match.also.slice(0, 4).map((a) => a.id + " (" + versionRange(a.versions) + ")").join(", ")));
     }
     return block;
+  }
+
+  /** Text with its `backticked` parts as code elements (text nodes only: nothing is parsed as HTML). */
+  function withCode(node, text) {
+    text.split("`").forEach((part, i) => {
+      if (part) node.appendChild(i % 2 ? element("code", null, part) : document.createTextNode(part));
+    });
+    return node;
   }
 
   function versionRange(versions) {
@@ -1623,10 +1693,10 @@
     }
     title.appendChild(document.createTextNode(" (from " + foreign.source + ")"));
     block.appendChild(title);
-    if (foreign.phase) block.appendChild(element("p", "errorkb-phase", "It happened during " + foreign.phase + ". " + (foreign.advice || "")));
+    if (foreign.phase) block.appendChild(withCode(element("p", "errorkb-phase"), "It happened during " + foreign.phase + ". " + (foreign.advice || "")));
     if (foreign.steps && foreign.steps.length) {
       const list = element("ul", "errorkb-steps");
-      for (const step of foreign.steps.slice(0, 3)) list.appendChild(element("li", null, step));
+      for (const step of foreign.steps.slice(0, 3)) list.appendChild(withCode(element("li"), step));
       block.appendChild(list);
     }
     return block;
@@ -1650,6 +1720,11 @@
       const none = element("p", "errorkb-message errorkb-none", "No vLLM error matches this text. ");
       none.appendChild(searchLink(text || ""));
       nodes.push(none);
+    }
+    const releases = found.releases;
+    if (releases && found.matches.length && releases.releases.length && releases.releases.length < releases.of) {
+      nodes.push(element("p", "errorkb-releases", "This log matches vLLM " + versionRange(releases.releases) +
+        (releases.version ? " (vLLM " + releases.version + ")" : "") + ": by " + releases.evidence.join(", ") + "."));
     }
     for (const match of found.matches) nodes.push(renderMatch(match));
     if (foreign && foreign.role === "cause") nodes.push(renderForeign(foreign, "Its cause, not vLLM's"));
