@@ -590,7 +590,7 @@ def test_50_mb_of_random_bytes_finish_on_the_command_line(tmp_path):
                            "--json"], input=paste, capture_output=True, cwd=ROOT, timeout=HANG_GUARD_S,
                           env={**os.environ, "ERRORKB_CACHE_DIR": str(tmp_path / "c")})
     assert done.returncode == 1, done.stderr.decode(errors="replace")  # nothing matches: exit 1, no traceback
-    assert json.loads(done.stdout) == {"matches": [], "not_vllm": None}
+    assert json.loads(done.stdout) == {"matches": [], "not_vllm": None, "releases": None}
 
 
 def test_long_numeric_character_references_are_read_as_html_reads_them():

@@ -285,3 +285,104 @@ def test_an_old_match_leads_to_the_current_error():
     assert len(matches) == 1
 
 
+
+
+# --- what the issue's readers pasted: each kind of answer ----------------------------------------------
+
+KV_CACHE = ("ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is "
+            "needed, which is larger than the available KV cache memory (0.71 GiB). Based on the available memory, the "
+            "estimated maximum model length is 5632. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` "
+            "when initializing the engine.")
+
+
+def test_an_old_wording_answers_with_the_pins_error_and_its_site(history_matcher):
+    matches, _ = history_matcher.lookup(KV_CACHE)
+    data = matches[0].to_json()
+    assert data["current"]["id"] == "bdaa78831d773037"
+    assert data["current"]["sites"][0]["path"] == "vllm/v1/core/kv_cache_planning.py"
+    assert all(m.to_json()["current"]["id"] != "bdaa78831d773037" for m in matches[1:])  # one result per problem
+
+
+def test_an_error_response_body_as_a_client_prints_it(history_matcher):
+    paste = ("openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '\"auto\" tool choice requires "
+             "--enable-auto-tool-choice and --tool-call-parser to be set', 'type': 'BadRequestError', 'param': None, 'code': 400}")
+    matches, _ = history_matcher.lookup(paste)
+    assert matches[0].error.kind == "response" and matches[0].verdict == "exact"
+    assert (matches[0].current or matches[0].error).id == "366dfc63cbfe0185"
+
+
+def test_a_logged_line(history_matcher):
+    paste = "(EngineCore_DP0 pid=316) ERROR 11-18 18:07:28 [core.py:710] EngineCore failed to start."
+    matches, _ = history_matcher.lookup(paste)
+    assert matches[0].error.kind == "log" and matches[0].error.exception == "ERROR"
+    assert "EngineCore failed to start." in matches[0].error.template
+
+
+def test_a_message_set_by_the_exception_class(history_matcher):
+    paste = "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."
+    matches, _ = history_matcher.lookup(paste)
+    assert matches[0].error.exception == "EngineDeadError" and matches[0].verdict == "exact"
+    assert len([m for m in matches if m.error.exception == "EngineDeadError"]) == 1  # three raise sites, one problem
+
+
+def test_vllms_own_message_comes_first_and_the_foreign_error_is_its_cause(history_matcher):
+    paste = """ModuleNotFoundError: No module named 'bitsandbytes'
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/quantization/bitsandbytes.py", line 419, in __init__
+ImportError: Please install bitsandbytes>=0.45.3 via `pip install bitsandbytes>=0.45.3` to use bitsandbytes quantizer."""
+    matches, foreign = history_matcher.lookup(paste)
+    assert matches and matches[0].error.exception == "ImportError" and "Please install bitsandbytes" in matches[0].error.template
+    assert foreign["id"] == "python-missing-module" and foreign["role"] == "cause"
+
+
+def test_an_out_of_memory_in_vllms_start_up_names_the_phase(history_matcher):
+    paste = """  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 3421, in profile_run
+    hidden_states, last_hidden_states = self._dummy_run(
+  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 3160, in _dummy_run
+    outputs = self.model(
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.57 GiB of which 1.12 GiB is free."""
+    matches, foreign = history_matcher.lookup(paste)
+    assert foreign["id"] == "torch-cuda-out-of-memory" and foreign["role"] == "answer"
+    assert foreign["phase"] == "memory profiling" and "--max-num-batched-tokens" in foreign["advice"]
+    assert foreign["url"] == "foreign/torch-cuda-out-of-memory/"
+
+
+def test_one_word_changed_is_a_partial_match_not_none(history_matcher):
+    matches, _ = history_matcher.lookup("ValueError: max_num_seqs (256) exceeds the available Mamba cache blocks (128). "
+                                        "Each decode sequence requires one Mamba cache block")
+    assert matches and (matches[0].current or matches[0].error).id == "c8f7b9d6b5fb8793"
+
+
+def test_a_paraphrase_that_shares_one_sentence_is_not_exact(history_matcher):
+    """The first sentence of the Mamba message, then words vLLM never wrote: at best partial."""
+    paste = ("max_num_seqs (256) exceeds available Mamba cache blocks (128). My server then stopped and I could not "
+             "find out why from the documentation, so I restarted it twice.")
+    matches, _ = history_matcher.lookup(paste)
+    assert all(m.verdict == "partial" and m.score < 0.9 for m in matches)
+
+
+def test_which_releases_wrote_the_log(history_matcher):
+    paste = """INFO 05-01 12:00:00 api_server.py:1000] vLLM API server version 0.8.3
+  File "/usr/local/lib/python3.12/site-packages/vllm/engine/llm_engine.py", line 281, in __init__
+ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."""
+    matches, _ = history_matcher.lookup(paste)
+    found = history_matcher.releases_of(paste, matches)
+    assert found["releases"] == ["v0.8.0"] and found["version"] == "0.8.3"
+    assert found["evidence"][0] == "the version string 0.8.3" and "the wording of its message" in found["evidence"]
+    data = matches[0].to_json()
+    assert data["id"] != data["current"]["id"]  # that release's wording, and the pin's page
+
+
+def test_the_stored_matcher_answers_as_the_built_one(history_matcher):
+    from generator.lookup.match import Matcher
+
+    stored = Matcher.from_snapshot(history_matcher.snapshot())
+    for paste in (KV_CACHE, "EngineCore failed to start.", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB"):
+        built, stored_result = history_matcher.lookup(paste), stored.lookup(paste)
+        assert [m.to_json() for m in built[0]] == [m.to_json() for m in stored_result[0]]
+        assert built[1] == stored_result[1]
+    with pytest.raises(ValueError):
+        Matcher.from_snapshot(b"not a matcher")

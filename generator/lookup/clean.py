@@ -52,7 +52,8 @@ LINE_PREFIXES = [
 
 # A vLLM INFO/DEBUG header anywhere in the line's prefix.
 CHATTER = re.compile(r"^[^\n]{0,80}?\b(?:INFO|DEBUG)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d")
-CHATTER_KEEP = re.compile(r"Error|Exception|Traceback", re.I)
+# kept: what may be an error, and the line that says which vLLM this is (match.VERSION_STRING)
+CHATTER_KEEP = re.compile(r"Error|Exception|Traceback|vLLM API server version|LLM engine \(v", re.I)
 
 
 def decode_paste(data: bytes) -> str:

@@ -64,6 +64,7 @@ def rules() -> dict:
         "max_value_chars": match.MAX_VALUE_CHARS,
         "title_width": match.TITLE_WIDTH,
         "closers": match.CLOSERS,
+        "diverge": match.DIVERGE,
         # generator/text.py
         "ellipsis": ELLIPSIS,
         "cut_trailing": CUT_TRAILING,

@@ -588,7 +588,8 @@ class Matcher:
                 # Cut short only where the paste (or its line) stops: after a hole (the value
                 # runs on), at a line's end, or at the paste's end. Anything else on the line
                 # is other words than vLLM's: what the paste leaves out counts as missing.
-                cut = (owners[i] != owners[i - 1] or pos + overlap >= len(flat) or at_paste_end == overlap > 0
+                cut = ((owners[i] != owners[i - 1] and not _diverges(flat, origin, cleaned, pos, chunk))
+                       or pos + overlap >= len(flat) or at_paste_end == overlap > 0
                        or _message_ends(cleaned, origin[pos + overlap - 1] + 1 if pos + overlap else 0))
                 if not cut:
                     missing += sum(len(c) for c in chunks[i:]) - overlap
@@ -694,6 +695,26 @@ def _at_line_end(text: str, position: int) -> bool:
 
 
 CLOSERS = "'\"`)]}[\\"  # what ends a message quoted in JSON, a repr or a pydantic wrapper
+
+
+DIVERGE = 2  # squashed characters of vLLM's next words that show the paste went on, and then said other words
+
+
+def _diverges(flat: str, origin: Origin, cleaned: str, pos: int, chunk: str) -> bool:
+    """After a hole: whether the paste goes on with the start of vLLM's next words and then
+    other words on the same line (``... blocks (128). My server then ...``), rather than
+    stopping inside the value (then the value may be any length)."""
+    if pos >= len(flat) or len(chunk) < DIVERGE:
+        return False
+    line_end = cleaned.find("\n", origin[pos])
+    line_end = len(cleaned) if line_end == -1 else line_end
+    at = flat.find(chunk[:DIVERGE], pos)
+    while at != -1 and origin[at] < line_end:
+        common = _common_prefix(flat, at, chunk)
+        if at + common < len(flat) and origin[at + common] < line_end:
+            return True
+        at = flat.find(chunk[:DIVERGE], at + 1)
+    return False
 
 
 def _message_ends(text: str, position: int) -> bool:

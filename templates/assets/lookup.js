@@ -772,6 +772,7 @@
       maxValueChars: rules.max_value_chars,
       titleWidth: rules.title_width,
       closers: rules.closers,
+      diverge: rules.diverge,
       hole: pyRegex(patterns.hole, "", "g"),
       // generator/text.py
       ellipsis: rules.ellipsis,
@@ -1301,7 +1302,7 @@
           truncated = true;
           // cut short only where the paste (or its line) stops; else what it leaves out is missing
           const cut =
-            owners[i] !== owners[i - 1] ||
+            (owners[i] !== owners[i - 1] && !diverges(flat, origin, cleaned, pos, chunk, rules)) ||
             pos + overlap >= flat.length ||
             (atPasteEnd === overlap && overlap > 0) ||
             messageEnds(cleaned, pos + overlap ? origin.get(pos + overlap - 1) + 1 : 0, rules);
@@ -1405,6 +1406,21 @@
       if (compareTuples(key(revision), wanted) <= 0) best = n;
     });
     return best === -1 ? 0n : 1n << BigInt(best);
+  }
+
+  /** _diverges(): after a hole, the paste goes on with vLLM's next words and then other words on the line. */
+  function diverges(flat, origin, cleaned, pos, chunk, rules) {
+    if (pos >= flat.length || chunk.length < rules.diverge) return false;
+    let lineEnd = cleaned.indexOf("\n", origin.get(pos));
+    if (lineEnd === -1) lineEnd = cleaned.length;
+    const head = chunk.slice(0, rules.diverge);
+    let at = pyFind(flat, head, pos);
+    while (at !== -1 && origin.get(at) < lineEnd) {
+      const common = commonPrefix(flat, at, chunk);
+      if (at + common < flat.length && origin.get(at + common) < lineEnd) return true;
+      at = pyFind(flat, head, at + 1);
+    }
+    return false;
   }
 
   function messageEnds(text, position, rules) {
