@@ -386,3 +386,41 @@ def test_the_stored_matcher_answers_as_the_built_one(history_matcher):
         assert built[1] == stored_result[1]
     with pytest.raises(ValueError):
         Matcher.from_snapshot(b"not a matcher")
+
+
+def test_lookup_command_text_and_its_stored_matcher(tmp_path, corpus_bundle, session_cache):
+    """What a person reads: the curated title, summary and first fix, the message with the
+    paste's values, a small line of score and ids. The second run reads the stored matcher;
+    a damaged one is built again with one warning."""
+    text = "ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128). Each decode sequence requires one Mamba cache block"
+    command = [sys.executable, "-m", "generator", "lookup", "--source", str(corpus_bundle), "--rev", "v0.33.0",
+               "--cache-dir", str(session_cache), text]
+    first = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert first.returncode == 0, first.stderr
+    lines = first.stdout.splitlines()
+    assert lines[0] == "1. Fewer Mamba cache blocks than max_num_seqs, so full CUDA graphs cannot be captured"
+    assert any(line.strip().startswith("Fix: Lower max_num_seqs") for line in lines)
+    assert any(line.strip().startswith("$ vllm serve ") for line in lines)
+    assert any("max_num_seqs (256) exceeds available Mamba cache blocks (128)" in line for line in lines)
+    assert any(line.strip().startswith("score 1.00 · exact · id c8f7b9d6b5fb8793") for line in lines)
+    stored = list(session_cache.glob("lookup-matcher-*.marshal"))
+    assert stored, "the first run stores its matcher"
+    again = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert again.stdout == first.stdout and again.stderr == ""
+    for path in stored:
+        path.write_bytes(b"\x00damaged")
+    damaged = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert damaged.stdout == first.stdout and damaged.stderr.count("the stored matcher is unreadable") == 1
+
+
+def test_lookup_command_partial_and_foreign(corpus_bundle, session_cache):
+    base = [sys.executable, "-m", "generator", "lookup", "--source", str(corpus_bundle), "--rev", "v0.33.0", "--cache-dir", str(session_cache)]
+    partial = subprocess.run(base + ["max_num_seqs (256) exceeds the available Mamba cache blocks (128). Each decode sequence "
+                                     "requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower "
+                                     "max_num_seqs to at most 128 or increase the gpu_memory_utilization."],
+                             capture_output=True, text=True, cwd=ROOT)
+    assert "(partial: the message may have been reworded)" in partial.stdout.splitlines()[0]
+    oom = subprocess.run(base + ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert oom.returncode == 0 and oom.stdout.startswith("Not a vLLM error: PyTorch: CUDA out of memory (from torch).")
+    assert "foreign/torch-cuda-out-of-memory/" in oom.stdout

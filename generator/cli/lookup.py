@@ -131,7 +131,7 @@ def describe(matcher, matches: list, foreign: dict | None, releases: dict | None
         covered = revisions[-1] if len(revisions) == 1 else f"{revisions[0]} – {revisions[-1]}" if revisions else "the pin"
         return [f"No vLLM error of {covered} matches this text.",
                 "Try fewer lines: the last exception line, or the message alone."]
-    if releases and matches and len(releases["releases"]) < len(revisions):
+    if _says_which(releases, revisions) and matches:
         shown = ", ".join(version_ranges(releases["releases"], revisions))
         version = f" (vLLM {releases['version']})" if releases.get("version") else ""
         lines.append(f"This log matches vLLM {shown}{version}: by {', '.join(releases['evidence'])}.")
@@ -164,6 +164,13 @@ def describe(matcher, matches: list, foreign: dict | None, releases: dict | None
     if foreign is not None and foreign.get("role") == "cause":
         lines += _foreign_lines(foreign, "Its cause, not vLLM's")
     return lines
+
+
+def _says_which(releases: dict | None, revisions: list[str]) -> bool:
+    """Whether "this log matches vLLM ..." tells something: fewer releases than all, and more
+    than the message's wording alone says of a message the pin still prints."""
+    return bool(releases and releases["releases"] and len(releases["releases"]) < len(revisions)
+                and (revisions[-1] not in releases["releases"] or len(releases["evidence"]) > 1))
 
 
 def _foreign_lines(foreign: dict, heading: str) -> list[str]:

@@ -520,7 +520,7 @@ class Matcher:
                 combined &= mask
                 used.append(reason)
         releases = [r for n, r in enumerate(self.revisions) if combined >> n & 1]
-        return {"releases": releases, "of": len(self.revisions), "version": version, "evidence": used}
+        return {"releases": releases, "of": len(self.revisions), "last": self.revisions[-1], "version": version, "evidence": used}
 
     def _verify(self, number: int, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
         """The best in-order match of the entry's chunks, anchored on one of its first chunks."""

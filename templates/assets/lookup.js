@@ -979,7 +979,7 @@
           used.push(reason);
         }
       }
-      return { releases: revisions.filter((_, n) => (combined >> BigInt(n)) & 1n), of: revisions.length, version, evidence: used };
+      return { releases: revisions.filter((_, n) => (combined >> BigInt(n)) & 1n), of: revisions.length, last: revisions[revisions.length - 1], version, evidence: used };
     }
 
     onePerProblem(ranked) {
@@ -1738,7 +1738,9 @@
       nodes.push(none);
     }
     const releases = found.releases;
-    if (releases && found.matches.length && releases.releases.length && releases.releases.length < releases.of) {
+    // (as _says_which in generator/cli/lookup.py: more than a message the pin still prints says)
+    if (releases && found.matches.length && releases.releases.length && releases.releases.length < releases.of &&
+        (!releases.releases.includes(releases.last) || releases.evidence.length > 1)) {
       nodes.push(element("p", "errorkb-releases", "This log matches vLLM " + versionRange(releases.releases) +
         (releases.version ? " (vLLM " + releases.version + ")" : "") + ": by " + releases.evidence.join(", ") + "."));
     }
