@@ -424,3 +424,17 @@ def test_lookup_command_partial_and_foreign(corpus_bundle, session_cache):
                          capture_output=True, text=True, cwd=ROOT)
     assert oom.returncode == 0 and oom.stdout.startswith("Not a vLLM error: PyTorch: CUDA out of memory (from torch).")
     assert "foreign/torch-cuda-out-of-memory/" in oom.stdout
+
+
+def test_a_malformed_foreign_file_names_the_item_and_what_to_fix(tmp_path):
+    from generator.lookup.foreign import FOREIGN_FILE, load_foreign
+
+    assert len(load_foreign(FOREIGN_FILE)) >= 15
+    bad = tmp_path / "foreign.yaml"
+    bad.write_text("errors:\n  - id: Not An Id\n    source: x\n    title: t\n    keywords: [a]\n    pattern: 'a'\n"
+                   "    weak: false\n    reason: r\n    summary: s\n    steps: [s]\n    related: []\n")
+    with pytest.raises(ValueError, match=r"foreign.yaml: errors\[1\]: id 'Not An Id'"):
+        load_foreign(bad)
+    bad.write_text("errors:\n  - id: x\n    source: x\n")
+    with pytest.raises(ValueError, match=r"errors\[1\]: `title` must be a str"):
+        load_foreign(bad)

@@ -283,6 +283,31 @@ def test_mamba_page_and_json(corpus_site):
     assert "exceeds available Mamba cache blocks" in html and "--max-num-seqs" in html
 
 
+def test_logs_responses_and_foreign_errors_have_pages(corpus_site):
+    """A logged line, a response body and an error that is not vLLM's: each a page and its JSON."""
+    from generator.lookup.foreign import foreign_errors
+
+    out, pages, _ = corpus_site
+    kinds = {p.kind for p in pages}
+    assert {"raise", "assert", "log", "response"} <= kinds
+    log = json.loads((out / "api/errors/21bc81fe498968ab.json").read_text())
+    assert log["kind"] == "log" and log["exception"] == "ERROR" and "logs this at ERROR level" in log["meaning"]
+    assert "Where vLLM logs it" in (out / "errors/21bc81fe498968ab/index.html").read_text()
+    response = json.loads((out / "api/errors/366dfc63cbfe0185.json").read_text())
+    assert response["kind"] == "response" and response["sites"][0]["status"] == 400
+    dead = json.loads((out / "api/errors/5ab2118c9cd2a825.json").read_text())
+    assert dead["template"].startswith("EngineCore encountered an issue") and dead["sites"][0]["message_from"]
+    listed = json.loads((out / "api/foreign/index.json").read_text())
+    assert [e["id"] for e in listed["errors"]] == [f.id for f in foreign_errors()]
+    for error in foreign_errors():
+        html = (out / "foreign" / error.id / "index.html").read_text()
+        assert "What to do" in html and "<script>alert" not in html
+        data = json.loads((out / "api" / "foreign" / f"{error.id}.json").read_text())
+        assert data["id"] == error.id and data["steps"]
+    oom = (out / "foreign/torch-cuda-out-of-memory/index.html").read_text()
+    assert "memory profiling" in oom and "_dummy_sampler_run" in oom
+
+
 def test_error_pages_are_small_and_every_link_resolves(corpus_site):
     out, pages, _ = corpus_site
     sizes = [(out / "errors" / p.id / "index.html").stat().st_size for p in pages]

@@ -93,8 +93,8 @@ def generated_meaning(exception: str, kind: str, sites: list[dict], has_message:
             f"(type {code(exception)}) from {where}{more}{guarded}, without raising: the client sees it "
             "and the server log may say nothing."
         )
-    if first.get("message_from"):
-        more += f". The message is set by the exception class itself ({code(first['message_from'])})"
+    own = (f" Its message is set by the exception class itself ({code(first['message_from'])}), not at the raise."
+           if first.get("message_from") else "")
     if kind == "assert":
         return (
             f"An internal check (`assert`) in {where}{more} failed: vLLM expected the condition "
@@ -102,7 +102,7 @@ def generated_meaning(exception: str, kind: str, sites: list[dict], has_message:
         )
     if not has_message:
         return f"vLLM raises {code(exception)} without a message in {where}{more}."
-    return f"vLLM raises {code(exception)} in {where}{more}{guarded}. No curated explanation has been written yet."
+    return f"vLLM raises {code(exception)} in {where}{more}{guarded}.{own} No curated explanation has been written yet."
 
 
 def url_path(text: str) -> str:

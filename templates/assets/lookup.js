@@ -1653,7 +1653,7 @@
 
     const entry = match.entry;
     if (entry) {
-      block.appendChild(element("p", "errorkb-summary", entry.summary));
+      block.appendChild(withCode(element("p", "errorkb-summary"), entry.summary));
       if (entry.fix) {
         const fix = element("p", "errorkb-fix");
         fix.appendChild(element("strong", null, "Fix: "));
