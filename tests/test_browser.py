@@ -461,10 +461,18 @@ def _ask(driver, site_url, text: str, keyboard: bool = False):
     return WebDriverWait(driver, 30).until(answered)
 
 
-def test_the_index_is_fetched_lazily(browser, site_url):
-    browser.get(site_url)
+def test_the_index_is_fetched_where_the_box_is_and_only_once(browser, site_url, site_matcher):
+    """A page without the paste box never fetches the lookup index; the home page fetches it
+    once the box is on screen and the page idle, before anyone types, and not again."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
     fetched = "return performance.getEntriesByType('resource').filter((e) => e.name.includes('lookup-index.json')).length;"
+    some_error = site_matcher.errors[0].id
+    browser.get(f"{site_url}errors/{some_error}/")
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
     assert browser.execute_script(fetched) == 0
+    browser.get(site_url)
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script(fetched) == 1)  # no click, no focus
     _ask(browser, site_url, "ValueError: " + ATTENTION.format(28, 8))
     assert browser.execute_script(fetched) == 1
     assert browser.execute_script("return window.errorkb.indexUrl;") == f"{site_url}api/lookup-index.json"

@@ -891,13 +891,19 @@
       const order = new Map((index.revisions || []).map((revision, place) => [revision, place]));
       index.errors.forEach((row, number) => {
         const [id, exception, template, hasMessage, versions, sites, forms] = row;
+        let title = null; // worked out when a result shows it: ten thousand titles cost a tenth of a second
         const error = {
           id,
           exception,
           template,
-          title: Object.prototype.hasOwnProperty.call(curated, id) && curated[id]
-            ? fromSlots(pySplit(toSlots(curated[id])).join(" "))
-            : errorTitle(exception, template, hasMessage, rules, sites.length ? sites[0][2] : ""),
+          get title() {
+            if (title === null) {
+              title = own(curated, id) && curated[id]
+                ? fromSlots(pySplit(toSlots(curated[id])).join(" "))
+                : errorTitle(exception, template, hasMessage, rules, sites.length ? sites[0][2] : "");
+            }
+            return title;
+          },
           url: pyFormat(rules.errorPath, { id }),
           versions,
           newest: Math.max(-1, ...versions.map((v) => (order.has(v) ? order.get(v) : -1))),
@@ -1068,20 +1074,41 @@
         grams: 0,
       };
       this.entries.push(entry);
-      const unique = new Set();
       const g = this.rules.gram;
+      const most = this.rules.maxGramsPerEntry;
+      let possible = 0;
+      for (const chunk of chunks) possible += Math.max(0, chunk.length - g + 1);
+      if (!possible) {
+        this.short.push(number);
+        return;
+      }
+      if (possible <= most) {
+        // No sampling: every gram goes in, once (a list's last entry tells a repeat). The
+        // order of an entry's grams does not matter then: lists only ever grow by entry.
+        let count = 0;
+        for (const chunk of chunks) {
+          for (let i = 0; i + g <= chunk.length; i++) {
+            const gram = chunk.slice(i, i + g);
+            let list = this.index.get(gram);
+            if (!list) this.index.set(gram, (list = []));
+            if (list[list.length - 1] !== number) {
+              list.push(number);
+              count++;
+            }
+          }
+        }
+        entry.grams = count;
+        return;
+      }
+      const unique = new Set();
       for (const chunk of chunks) {
         for (let i = 0; i + g <= chunk.length; i++) unique.add(chunk.slice(i, i + g));
       }
       let grams = Array.from(unique);
-      if (grams.some((gram) => HAS_SURROGATE.test(gram))) grams.sort(compareCodePoints);
-      else grams.sort();
-      if (!grams.length) {
-        this.short.push(number);
-        return;
-      }
-      const most = this.rules.maxGramsPerEntry;
       if (grams.length > most) {
+        // sampled as Python samples: from the sorted grams (code point order)
+        if (grams.some((gram) => HAS_SURROGATE.test(gram))) grams.sort(compareCodePoints);
+        else grams.sort();
         const step = grams.length / most;
         const sampled = [];
         for (let i = 0; i < most; i++) sampled.push(grams[Math.floor(i * step)]);
@@ -1791,8 +1818,20 @@
         find();
       }
     });
-    // Fetch the index once someone means to paste, not on every page view.
+    // Fetch the index (and build the matcher, in the worker) once the paste box is on
+    // screen and the page is idle, so that the first answer does not wait for it; pages
+    // without the box never load it. Focusing the box loads it at once.
     paste.addEventListener("focus", () => load().catch(() => {}), { once: true });
+    const idle = window.requestIdleCallback || ((callback) => setTimeout(callback, 200));
+    if ("IntersectionObserver" in window) {
+      const seen = new IntersectionObserver((entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) {
+          seen.disconnect();
+          idle(() => load().catch(() => {}), { timeout: 2000 });
+        }
+      });
+      seen.observe(paste);
+    }
   }
 
   if (!IN_WORKER && typeof document !== "undefined") {
