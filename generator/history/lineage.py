@@ -43,7 +43,7 @@ from generator.scan.ids import normalize_template
 from generator.scan.records import collector_paused
 
 REWORD_RATIO = 0.6
-MOVED_RATIO = 0.85
+MOVED_RATIO = 0.8
 HISTORY_SCHEMA_VERSION = 1
 
 

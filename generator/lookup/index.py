@@ -65,6 +65,7 @@ def rules() -> dict:
         "title_width": match.TITLE_WIDTH,
         "closers": match.CLOSERS,
         "diverge": match.DIVERGE,
+        "cut_message_least": match.CUT_MESSAGE_LEAST,
         # generator/text.py
         "ellipsis": ELLIPSIS,
         "cut_trailing": CUT_TRAILING,

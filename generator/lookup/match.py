@@ -672,6 +672,25 @@ class Matcher:
             elif not any(c.isalnum() for c in HOLE.sub("", error.template)):
                 # a raise with no message (or a wholly computed one): the frame is all there is
                 results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True)
+            else:
+                # the paste stops inside the message ("RuntimeError: Engine process faile"):
+                # the frame and the start of the message agree
+                shown = _cut_message(cleaned, last[0])
+                start = squash_text(split_template(error.template)[0][0])
+                if len(shown) >= CUT_MESSAGE_LEAST and start.startswith(shown):
+                    results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True,
+                                            matched=len(shown), coverage=len(shown) / max(1, len(squash_text(HOLE.sub("", error.template)))))
+
+
+CUT_MESSAGE_LEAST = 3  # squashed characters of a cut message that the raising frame must agree with
+
+
+def _cut_message(cleaned: str, position: int) -> str:
+    """The squashed message of the ``SomeError: message`` line at ``position`` (after the type)."""
+    end = cleaned.find("\n", position)
+    line = cleaned[position : len(cleaned) if end == -1 else end]
+    _, colon, message = line.partition(": ")
+    return squash_text(message) if colon else ""
 
 
 def _release_of_version(version: str, revisions: list[str]) -> int:
@@ -711,7 +730,7 @@ def _diverges(flat: str, origin: Origin, cleaned: str, pos: int, chunk: str) -> 
     at = flat.find(chunk[:DIVERGE], pos)
     while at != -1 and origin[at] < line_end:
         common = _common_prefix(flat, at, chunk)
-        if at + common < len(flat) and origin[at + common] < line_end:
+        if at + common < len(flat) and origin[at + common] < line_end and not _message_ends(cleaned, origin[at + common - 1] + 1):
             return True
         at = flat.find(chunk[:DIVERGE], at + 1)
     return False
@@ -721,7 +740,7 @@ def _message_ends(text: str, position: int) -> bool:
     """Whether the message ends at ``position``: at its line's end, or where a quote or a
     bracket closes it (``'message': '...', 'type'``, ``Value error, ... [type=...``)."""
     end = text.find("\n", position)
-    rest = text[position : len(text) if end == -1 else end].lstrip(" \t.,;:")
+    rest = text[position : len(text) if end == -1 else end].lstrip(" \t.,;:…")
     return not rest or rest[0] in CLOSERS
 
 

@@ -772,6 +772,7 @@
       maxValueChars: rules.max_value_chars,
       titleWidth: rules.title_width,
       closers: rules.closers,
+      cutMessageLeast: rules.cut_message_least,
       diverge: rules.diverge,
       hole: pyRegex(patterns.hole, "", "g"),
       // generator/text.py
@@ -1239,7 +1240,7 @@
         const previous = results.get(error);
         if (previous === undefined || compareTuples(found.rankKey, previous.rankKey) > 0) results.set(error, found);
       }
-      this.frameBonus(results, frames, last);
+      this.frameBonus(results, frames, last, cleaned);
       const found = Array.from(results.values());
       for (const outer of found) {
         outer.wrapper = outer.valueSpans.some(([a, b]) =>
@@ -1399,7 +1400,7 @@
       return [values, spans];
     }
 
-    frameBonus(results, frames, last) {
+    frameBonus(results, frames, last, cleaned) {
       if (!frames.length || last === null) return;
       const [path, fn] = frames[frames.length - 1];
       const at = path.lastIndexOf("vllm/");
@@ -1413,9 +1414,28 @@
         } else if (!ALNUM.test(error.template.replace(this.rules.hole, ""))) {
           // a raise with no message (or a wholly computed one): the frame is all there is
           results.set(number, new Match(this.rules, error, { start: last[0], inLast: true, frame: true }));
+        } else {
+          // the paste stops inside the message: the frame and the start of the message agree
+          const shown = cutMessage(cleaned, last[0], this.rules);
+          const start = squashText(splitTemplate(toSlots(error.template))[0][0], this.rules);
+          if (shown.length >= this.rules.cutMessageLeast && start.startsWith(shown)) {
+            const literal = squashText(toSlots(error.template).replace(this.rules.hole, ""), this.rules).length;
+            results.set(number, new Match(this.rules, error, {
+              start: last[0], inLast: true, frame: true, matched: shown.length, coverage: shown.length / Math.max(1, literal),
+            }));
+          }
         }
       }
     }
+  }
+
+  /** _cut_message(): the squashed message of the `SomeError: message` line at position. */
+  function cutMessage(cleaned, position, rules) {
+    let end = cleaned.indexOf("\n", position);
+    if (end === -1) end = cleaned.length;
+    const line = cleaned.slice(position, end);
+    const colon = line.indexOf(": ");
+    return colon === -1 ? "" : squashText(line.slice(colon + 2), rules);
   }
 
   function commonPrefix(flat, pos, chunk) {
@@ -1444,7 +1464,7 @@
     let at = pyFind(flat, head, pos);
     while (at !== -1 && origin.get(at) < lineEnd) {
       const common = commonPrefix(flat, at, chunk);
-      if (at + common < flat.length && origin.get(at + common) < lineEnd) return true;
+      if (at + common < flat.length && origin.get(at + common) < lineEnd && !messageEnds(cleaned, origin.get(at + common - 1) + 1, rules)) return true;
       at = pyFind(flat, head, at + 1);
     }
     return false;
@@ -1454,7 +1474,7 @@
     const end = text.indexOf("\n", position);
     let rest = text.slice(position, end === -1 ? text.length : end);
     let i = 0;
-    while (i < rest.length && " \t.,;:".includes(rest[i])) i++;
+    while (i < rest.length && " \t.,;:\u2026".includes(rest[i])) i++;
     rest = rest.slice(i);
     return !rest || rules.closers.includes(rest[0]);
   }
@@ -1827,7 +1847,7 @@
       const seen = new IntersectionObserver((entries) => {
         if (entries.some((entry) => entry.isIntersecting)) {
           seen.disconnect();
-          idle(() => load().catch(() => {}), { timeout: 2000 });
+          idle(() => load().catch(() => {}), { timeout: 1500 });
         }
       });
       seen.observe(paste);
