@@ -42,10 +42,17 @@ def run(config: Config, args: argparse.Namespace) -> int:
     matcher = matcher_from_catalogs([c.to_json() for _, c in scanned])
 
     def lookup(text: str) -> list[str]:
-        """The ids the lookup ranks first for ``text``, ties included (the same message raised
-        by several releases under several ids scores the same for each)."""
+        """The ids of the problems the lookup ranks first for ``text``, ties included: the
+        error matched, its problem's current error and the problem's other ids (the same
+        message logged and raised, or raised by several releases under several ids)."""
         matches, _ = matcher.lookup(text, top=10)
-        return [m.error.id for m in matches if m.score == matches[0].score]
+        ids: list[str] = []
+        for m in matches:
+            if m.score == matches[0].score:
+                for id_ in (m.error.id, (m.current or m.error).id, *(a.id for a in m.also)):
+                    if id_ not in ids:
+                        ids.append(id_)
+        return ids
 
     reports, report_shape = load_reports(folder, config.root)
     problems = sorted(problems + report_shape + report_problems(reports, f"{folder.name}/{REPORTS_FILE}",
