@@ -22,6 +22,7 @@ def run(config: Config, args: argparse.Namespace) -> int:
     from generator.entries.check import check_entries
     from generator.entries.load import available_models, load_entries
     from generator.history.lineage import errors_of_releases
+    from generator.entries.lineage import LINEAGE_FILE, link_problems, load_links
     from generator.entries.reports import REPORTS_FILE, load_reports, report_problems
     from generator.lookup.index import matcher_from_catalogs
     from generator.repro.records import record_problems
@@ -33,13 +34,14 @@ def run(config: Config, args: argparse.Namespace) -> int:
     entries, problems = load_entries(folder, config.root)
     revs, pin = history_revs(config, args)
     scanned = scan_catalogs(config, args, revs)
+    jsons = [c.to_json() for _, c in scanned]
     revision, catalog = scanned[pin or 0]
     if pin is None:
         known, where = catalog.to_json()["errors"], revision.rev
     else:
-        known = errors_of_releases([c.to_json() for _, c in scanned], pin)
+        known = errors_of_releases(jsons, pin)
         where = f"{revision.rev} or any of the {len(revs)} [history] releases"
-    matcher = matcher_from_catalogs([c.to_json() for _, c in scanned])
+    matcher = matcher_from_catalogs(jsons)
 
     def lookup(text: str) -> list[str]:
         """The ids of the problems the lookup ranks first for ``text``, ties included: the
@@ -54,13 +56,19 @@ def run(config: Config, args: argparse.Namespace) -> int:
                         ids.append(id_)
         return ids
 
+    links, link_shape = load_links(folder, config.root)
+    versions: dict[str, list[str]] = {}
+    for (revision_, _), data in zip(scanned, jsons):
+        for error in data["errors"]:
+            versions.setdefault(error["id"], []).append(revision_.rev)
+    link_found = link_shape + link_problems(links, f"{folder.name}/{LINEAGE_FILE}", versions, [r.rev for r, _ in scanned])
     reports, report_shape = load_reports(folder, config.root)
-    problems = sorted(problems + report_shape + report_problems(reports, f"{folder.name}/{REPORTS_FILE}",
+    problems = sorted(problems + link_found + report_shape + report_problems(reports, f"{folder.name}/{REPORTS_FILE}",
                                                                 {e["id"] for e in known}, lookup)
                       + check_entries(entries, known, serve_flags_at(revision), where, available_models(config.root),
                                       lookup)
                       + record_problems(entries, folder / "verifications", config.root))
-    files = len([f for f in folder.glob("*.yaml") if f.name != REPORTS_FILE])
+    files = len([f for f in folder.glob("*.yaml") if f.name not in (REPORTS_FILE, LINEAGE_FILE)])
     if not problems:
         print(f"{files} entries, no problems")
         return 0

@@ -35,9 +35,13 @@ def lookup_index(config: Config, args: argparse.Namespace) -> dict:
     resolved = [open_revision(config, args, rev) for rev in revs]
     path = index_path(resolved[0][1], [(r.rev, r.commit) for r, _ in resolved], scanner_fingerprint())
     index = stored_index(path, lambda: _index(config, args, revs), INDEX_SCHEMA_VERSION)
-    # The entries change more often than the releases: read them afresh.
-    entries = _entries(config)
-    return compact_index_with_entries(index, entries_for_index(entries)) if entries else index
+    # The entries and the links people wrote change more often than the releases: read them afresh.
+    entries, links = _entries(config)
+    if not entries and not links:
+        return index
+    from generator.lookup.index import regroup
+
+    return regroup(index, entries_for_index(entries), [(link.source, link.target) for link in links])
 
 
 def _index(config: Config, args: argparse.Namespace, revs: list) -> dict:
@@ -48,20 +52,18 @@ def _index(config: Config, args: argparse.Namespace, revs: list) -> dict:
     return compact_index(catalogs, links=link_releases(catalogs, workers(args)) if len(catalogs) > 1 else [])
 
 
-def _entries(config: Config) -> list:
+def _entries(config: Config) -> tuple[list, list]:
+    """The project's curated entries and lineage links (an item with problems is left out;
+    `errorkb check` names them)."""
+    from generator.entries.lineage import load_links
     from generator.entries.load import load_entries
 
     folder = config.root / "errors"
     if not folder.is_dir():
-        return []
-    entries, _ = load_entries(folder, config.root)  # an entry with problems is left out; `errorkb check` names them
-    return entries
-
-
-def compact_index_with_entries(index: dict, entries: dict[str, dict]) -> dict:
-    from generator.lookup.index import regroup
-
-    return regroup(index, entries)
+        return [], []
+    entries, _ = load_entries(folder, config.root)
+    links, _ = load_links(folder, config.root)
+    return entries, links
 
 
 def stored_matcher(config: Config, args: argparse.Namespace):

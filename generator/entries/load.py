@@ -432,8 +432,8 @@ def load_entries(folder: Path, root: Path) -> tuple[list[ErrorEntry], list[Probl
     entries: list[ErrorEntry] = []
     problems: list[Problem] = []
     for file in sorted(Path(folder).glob("*.yaml")):
-        if file.name == "reports.yaml":
-            continue  # not an entry: where people met the errors (generator/entries/reports.py)
+        if file.name in ("reports.yaml", "lineage.yaml"):
+            continue  # not entries: where people met the errors (reports.py), links people know (lineage.py)
         entry, found = load_entry(file, root)
         problems.extend(found)
         if entry is not None:

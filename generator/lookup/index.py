@@ -223,12 +223,13 @@ def entries_for_index(entries) -> dict[str, dict]:
     return found
 
 
-def regroup(index: dict, entries: dict[str, dict]) -> dict:
-    """The index with the curated entries' ids joined into problems and their titles and
-    summaries carried (the command line adds the project's entries to its stored index)."""
+def regroup(index: dict, entries: dict[str, dict], links: list[tuple[str, str]] = ()) -> dict:
+    """The index with the curated entries' ids and the links people wrote (``errors/lineage.yaml``)
+    joined into problems, and the entries' titles and summaries carried (the command line
+    adds the project's entries and links to its stored index)."""
     errors = {row[0]: {"exception": row[1], "template": row[2], "has_message": row[3], "versions": row[4]}
               for row in index["errors"]}
-    pairs = list(index.get("groups", {}).items())
+    pairs = list(index.get("groups", {}).items()) + [(a, b) for a, b in links if a in errors and b in errors]
     titles = dict(index.get("curated", {}))
     titles.update({i: e["title"] for i, e in entries.items() if i in errors})
     return {**index, "groups": problem_groups(errors, index["revisions"], pairs, entries),

@@ -58,6 +58,7 @@ class SiteInput:
     releases: list[dict] | None = None  # catalogs of every covered release, oldest first (the pin among them)
     workers: int = 1  # processes to link the releases' errors with
     reports: list = field(default_factory=list)  # generator.entries.reports.Report: where people met the errors
+    manual_links: list = field(default_factory=list)  # generator.entries.lineage.ManualLink: lineage people know
 
 
 def write_json(path: Path, data) -> None:
@@ -128,6 +129,7 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
 
     # the paste box's results are titled like the pages: a curated error by its entry's title
     links = [(link["from"], link["to"]) for link in history["links"]] if history else []
+    links += [(link.source, link.target) for link in site.manual_links]
     index = compact_index(releases, {p.id: p.entry.title for p in pages if p.entry is not None}, links,
                           entries_for_index(site.entries))
     curated_pages = _ordered([p for p in pages if p.curated and p.current])
