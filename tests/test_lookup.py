@@ -435,8 +435,15 @@ def test_a_malformed_foreign_file_names_the_item_and_what_to_fix(tmp_path):
     bad = tmp_path / "foreign.yaml"
     bad.write_text("errors:\n  - id: Not An Id\n    source: x\n    title: t\n    keywords: [a]\n    pattern: 'a'\n"
                    "    weak: false\n    reason: r\n    summary: s\n    steps: [s]\n    related: []\n")
-    with pytest.raises(ValueError, match=r"foreign.yaml: errors\[1\]: id 'Not An Id'"):
+    with pytest.raises(ValueError, match=r"foreign.yaml:2: errors\[1\]: id 'Not An Id'"):
         load_foreign(bad)
     bad.write_text("errors:\n  - id: x\n    source: x\n")
-    with pytest.raises(ValueError, match=r"errors\[1\]: `title` must be a str"):
+    with pytest.raises(ValueError, match=r"foreign.yaml:2: errors\[1\]: `title` must be a str"):
+        load_foreign(bad)
+    bad.write_text("errors:\n  - id: x\n    source: x\n    title: t\n    keywords: [a]\n    pattern: '(a'\n"
+                   "    weak: false\n    reason: r\n    summary: s\n    steps: [s]\n    related: []\n")
+    with pytest.raises(ValueError, match=r"foreign.yaml:2: errors\[1\]: `pattern` is not a regular expression"):
+        load_foreign(bad)
+    bad.write_text("errors: [\n")
+    with pytest.raises(ValueError, match=r"foreign.yaml:2: YAML error"):
         load_foreign(bad)

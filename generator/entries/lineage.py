@@ -18,10 +18,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from generator.entries.load import _Composed, _relative, read_entry_text
+from generator.entries.load import _relative
 from generator.entries.problems import Problem
+from generator.entries.reports import read_list_file
 
 LINEAGE_FILE = "lineage.yaml"
 _ID = re.compile(r"^[0-9a-f]{16}$")
@@ -40,23 +39,11 @@ def load_links(folder: Path, root: Path) -> tuple[list[ManualLink], list[Problem
     """The links of ``folder/lineage.yaml`` (none when there is no such file) and the
     problems of the file's shape; a link with a problem is left out."""
     file = Path(folder) / LINEAGE_FILE
-    if not file.exists() and not file.is_symlink():
-        return [], []
+    composed, problems = read_list_file(file, root, "links", "{from, to, why}")
+    if composed is None:
+        return [], problems
     path = _relative(file, root)
-    text, problem = read_entry_text(file, path)
-    if problem is not None:
-        return [], [problem]
-    try:
-        composed = _Composed(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        return [], [Problem(path, mark.line + 1 if mark else 1, mark.column + 1 if mark else 1,
-                            f"YAML error: {getattr(exc, 'problem', None) or exc}; fix the YAML")]
-    if composed.problems:
-        return [], [Problem(path, line, col, message) for (line, col), message in composed.problems]
     data = composed.data
-    if not isinstance(data, dict) or not isinstance(data.get("links"), list):
-        return [], [Problem(path, 1, 1, "the file must be a mapping with a `links:` list of {from, to, why}")]
     links, problems = [], []
     for index, item in enumerate(data["links"]):
         line, col = composed.positions.get(("links", index), (1, 1))

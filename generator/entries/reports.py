@@ -34,27 +34,39 @@ class Report:
     col: int = 0
 
 
-def load_reports(folder: Path, root: Path) -> tuple[list[Report], list[Problem]]:
-    """The reports of ``folder/reports.yaml`` (none when there is no such file) and the
-    problems of the file's shape; a report with a problem is left out."""
-    file = Path(folder) / REPORTS_FILE
+def read_list_file(file: Path, root: Path, key: str, shape: str):
+    """The items of ``file``'s ``key:`` list, with the composed document (for the items'
+    positions), or the problems of the file's shape. None and no problems when there is
+    no such file. The file is read as entries are (no anchors or aliases, a size cap, a
+    regular file); ``shape`` says what the file must hold."""
     if not file.exists() and not file.is_symlink():
-        return [], []
+        return None, []
     path = _relative(file, root)
     text, problem = read_entry_text(file, path)
     if problem is not None:
-        return [], [problem]
+        return None, [problem]
     try:
         composed = _Composed(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        return [], [Problem(path, mark.line + 1 if mark else 1, mark.column + 1 if mark else 1,
-                            f"YAML error: {getattr(exc, 'problem', None) or exc}; fix the YAML")]
+        return None, [Problem(path, mark.line + 1 if mark else 1, mark.column + 1 if mark else 1,
+                              f"YAML error: {getattr(exc, 'problem', None) or exc}; fix the YAML")]
     if composed.problems:
-        return [], [Problem(path, line, col, message) for (line, col), message in composed.problems]
+        return None, [Problem(path, line, col, message) for (line, col), message in composed.problems]
+    if not isinstance(composed.data, dict) or not isinstance(composed.data.get(key), list):
+        return None, [Problem(path, 1, 1, f"the file must be a mapping with a `{key}:` list of {shape}")]
+    return composed, []
+
+
+def load_reports(folder: Path, root: Path) -> tuple[list[Report], list[Problem]]:
+    """The reports of ``folder/reports.yaml`` (none when there is no such file) and the
+    problems of the file's shape; a report with a problem is left out."""
+    file = Path(folder) / REPORTS_FILE
+    composed, problems = read_list_file(file, root, "reports", "{id, url, message}")
+    if composed is None:
+        return [], problems
+    path = _relative(file, root)
     data = composed.data
-    if not isinstance(data, dict) or not isinstance(data.get("reports"), list):
-        return [], [Problem(path, 1, 1, "the file must be a mapping with a `reports:` list of {id, url, message}")]
     reports, problems = [], []
     for index, item in enumerate(data["reports"]):
         line, col = composed.positions.get(("reports", index), (1, 1))

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from generator.errors import InputError
+
 FOREIGN_FILE = Path(__file__).with_name("foreign.yaml")
 FOREIGN_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _FIELDS = {"id": str, "source": str, "title": str, "keywords": list, "pattern": str, "weak": bool,
@@ -42,30 +44,64 @@ class ForeignError:
     phases: tuple[tuple[str, frozenset[str], str], ...] = ()  # (phase, frame functions, advice)
 
 
+class ForeignFileError(InputError, ValueError):
+    """``foreign.yaml`` is malformed: the message names the file, the line and what to fix."""
+
+
 def load_foreign(path: Path = FOREIGN_FILE) -> list[ForeignError]:
     """The foreign errors of the data file; a malformed one stops with its place and what to fix."""
     import yaml  # only when the file is read: a stored matcher carries what it says
 
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise ForeignFileError(f"{path}:{mark.line + 1 if mark else 1}: YAML error: "
+                               f"{getattr(exc, 'problem', None) or exc}; fix the YAML") from None
+
+    def fail(number: int, what: str) -> ForeignFileError:
+        return ForeignFileError(f"{path}:{_item_line(yaml, text, number)}: errors[{number}]: {what}")
+
     found: list[ForeignError] = []
     seen: set[str] = set()
-    for number, item in enumerate(data.get("errors", []) if isinstance(data, dict) else [], 1):
-        where = f"{path}: errors[{number}]"
+    items = data.get("errors") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise ForeignFileError(f"{path}:1: the file must be a mapping with an `errors:` list")
+    for number, item in enumerate(items, 1):
         if not isinstance(item, dict):
-            raise ValueError(f"{where}: each item must be a mapping")
+            raise fail(number, "each item must be a mapping")
         for name, kind in _FIELDS.items():
             if not isinstance(item.get(name), kind):
-                raise ValueError(f"{where}: `{name}` must be a {kind.__name__}")
+                raise fail(number, f"`{name}` must be a {kind.__name__}")
         if not FOREIGN_ID.match(item["id"]) or item["id"] in seen:
-            raise ValueError(f"{where}: id {item['id']!r} must be new and of lower-case words and dashes")
+            raise fail(number, f"id {item['id']!r} must be new and of lower-case words and dashes")
         seen.add(item["id"])
-        phases = tuple((p["phase"], frozenset(p["functions"]), p.get("advice", "")) for p in item.get("phases", []))
+        try:
+            pattern = re.compile(item["pattern"])
+        except re.error as exc:
+            raise fail(number, f"`pattern` is not a regular expression ({exc}); fix it") from None
+        phases = item.get("phases", [])
+        if not isinstance(phases, list) or not all(
+                isinstance(p, dict) and isinstance(p.get("phase"), str) and isinstance(p.get("functions"), list)
+                and isinstance(p.get("advice", ""), str) for p in phases):
+            raise fail(number, "`phases` must be a list of {phase, functions, advice}")
         found.append(ForeignError(
             id=item["id"], source=item["source"], title=item["title"], keywords=tuple(k.lower() for k in item["keywords"]),
-            pattern=re.compile(item["pattern"]), weak=item["weak"], reason=item["reason"], summary=item["summary"],
-            steps=tuple(item["steps"]), related=tuple(item["related"]), phases=phases,
+            pattern=pattern, weak=item["weak"], reason=item["reason"], summary=item["summary"],
+            steps=tuple(item["steps"]), related=tuple(item["related"]),
+            phases=tuple((p["phase"], frozenset(p["functions"]), p.get("advice", "")) for p in phases),
         ))
     return found
+
+
+def _item_line(yaml, text: str, number: int) -> int:
+    """The line where the ``number``-th item (from 1) of ``errors:`` starts."""
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    for key, value in getattr(root, "value", []):
+        if getattr(key, "value", None) == "errors" and isinstance(value, yaml.SequenceNode) and number <= len(value.value):
+            return value.value[number - 1].start_mark.line + 1
+    return 1
 
 
 @functools.cache

@@ -399,6 +399,7 @@ class Matcher:
     def lookup(self, text: str, top: int = 5) -> tuple[list[Match], dict | None]:
         """The best matches for a paste, and where it comes from when that is not vLLM."""
         cleaned = clean_paste(text)
+        self._cleaned = (text, cleaned)  # releases_of asks for the same paste next: clean it once
         flat, origin = squash(cleaned)
         if not flat:
             return [], None
@@ -487,7 +488,8 @@ class Matcher:
         leave no release (a fork, a patched file) is passed over. None without evidence."""
         if not self.revisions:
             return None
-        cleaned = clean_paste(text)
+        last = getattr(self, "_cleaned", None)
+        cleaned = last[1] if last is not None and last[0] is text else clean_paste(text)
         everything = (1 << len(self.revisions)) - 1
         evidence: list[tuple[str, int]] = []
         version = None
