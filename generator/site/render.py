@@ -50,8 +50,8 @@ _CODE_ENTITIES = {c: f"&#{ord(c)};" for c in "&<>\\`*_{}[]|"}
 # Markdown drops these before it reads anything: two runs of backticks they separate would
 # become one after the filters chose their fences.
 _MARKDOWN_DROPS = str.maketrans("", "", "\x02\x03")
-ENGINE_LABELS = {"vllm": "vLLM", "python": "Python", "ollama": "Ollama", "llama.cpp": "llama.cpp"}
-COMMAND_LANGS = {"vllm": "bash", "python": "python", "ollama": "bash", "llama.cpp": "bash"}
+ENGINE_LABELS = {"vllm": "vLLM", "python": "Python", "ollama": "Ollama", "llama.cpp": "llama.cpp", "sglang": "SGLang"}
+COMMAND_LANGS = {"vllm": "bash", "python": "python", "ollama": "bash", "llama.cpp": "bash", "sglang": "bash"}
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
