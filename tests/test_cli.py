@@ -171,3 +171,25 @@ def test_drift_weights_weight_the_coverage(tmp_path):
     result = errorkb("drift", "v1", "v2", "--source", str(repo), "--weights", str(tmp_path / "w.json"), "--json", cache=tmp_path / "c")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["coverage"]["weighted_share"] == 0.0  # the one weighted error has no entry
+
+
+def test_drift_weights_the_coverage_by_the_projects_reports_by_default(tmp_path):
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": "raise ValueError('boom')\n"},
+                                        "v2": {"vllm/a.py": "raise ValueError('bang')\nraise KeyError('gone')\n"}})
+    project = tmp_path / "project"
+    (project / "errors").mkdir(parents=True)
+    (project / "errorkb.toml").write_text(f'[pin]\nsource = "{repo}"\nrev = "v2"\n')
+    catalog = json.loads(errorkb("scan", "--source", str(repo), "--rev", "v2", "--out", "-", cache=tmp_path / "c").stdout)
+    bang, gone = sorted(catalog["errors"], key=lambda e: e["template"])
+    (project / "errors" / "reports.yaml").write_text(
+        "gathered: 2026-12-01\nreports:\n"
+        + "".join(f'  - id: "{bang["id"]}"\n    url: https://github.com/vllm-project/vllm/issues/{n}\n' for n in (1, 2, 3))
+        + f'  - id: "{gone["id"]}"\n    url: https://github.com/vllm-project/vllm/issues/4\n')
+    (project / "errors" / "bang.yaml").write_text(
+        f"ids: [{bang['id']}]\ntitle: Bang\nsummary: It goes bang.\nsolutions:\n  - title: Stop it\n    why: Because.\n")
+    result = errorkb("drift", "v1", "v2", cache=tmp_path / "c", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "1/2 errors curated (50.0%), 75.0% weighted by the reports in errors/reports.yaml" in result.stdout
+    (project / "errors" / "reports.yaml").write_text("reports: 3\n")
+    line = one_line_error(errorkb("drift", "v1", "v2", cache=tmp_path / "c", cwd=project))
+    assert "reports.yaml:1:1" in line and "--weights" in line

@@ -51,9 +51,10 @@ def test_bad_reports_are_problems_at_their_place(tmp_path: Path):
         "  - id: \"b000000000000001\"\n    url: https://x.example/4\n")
     reports, problems = load_reports(tmp_path, tmp_path)
     assert [str(p) for p in problems] == [
-        "reports.yaml:2:9: `id` must be an error id: 16 hex digits, in quotes",
+        "reports.yaml:2:9: `id` must be an error id: 16 hex digits, in quotes (or a foreign error's id, such as "
+        "torch-cuda-out-of-memory)",
         "reports.yaml:5:10: `url` must be the report's https:// address",
-        "reports.yaml:8:12: unknown key `extra`: a report has id, url and message",
+        "reports.yaml:8:12: unknown key `extra`: a report has id, url, message and gathered",
     ]
     found = [str(p) for p in report_problems(reports, "reports.yaml", {MAMBA, "a000000000000001"}, lookup)]
     assert found == [
@@ -72,3 +73,20 @@ def test_an_alias_is_refused(tmp_path: Path):
 def test_no_file_is_no_reports(tmp_path: Path):
     assert load_reports(tmp_path, tmp_path) == ([], [])
     assert isinstance(Report("a" * 16, "https://x"), Report)
+
+
+def test_the_day_reports_were_gathered_is_the_files_or_the_items(tmp_path: Path):
+    from generator.entries.reports import reports_gathered
+
+    (tmp_path / "reports.yaml").write_text(
+        "gathered: 2026-11-30\nreports:\n"
+        f"  - id: \"{MAMBA}\"\n    url: https://github.com/vllm-project/vllm/issues/1\n"
+        f"  - id: \"{MAMBA}\"\n    url: https://github.com/vllm-project/vllm/issues/2\n    gathered: \"2026-12-01\"\n")
+    reports, problems = load_reports(tmp_path, tmp_path)
+    assert problems == [] and [r.gathered for r in reports] == ["2026-11-30", "2026-12-01"]
+    assert reports_gathered(reports) == "2026-12-01"
+    (tmp_path / "reports.yaml").write_text("gathered: last week\nwhen: now\nreports: []\n")
+    _, problems = load_reports(tmp_path, tmp_path)
+    assert [str(p) for p in problems] == [
+        "reports.yaml:1:11: `gathered` must be the day the reports were gathered, as YYYY-MM-DD",
+        "reports.yaml:2:7: unknown key `when`: the file has `gathered:` and `reports:`"]

@@ -3,6 +3,7 @@ deterministic, inert with hostile text, and a full build of v0.33.0 from the cor
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import subprocess
@@ -395,3 +396,55 @@ def test_readable_messages_the_quick_way_and_the_walk_agree():
                      "a{b{c}d}e", "{{x}", "{x}}", "{d[{'k': 1}]} and {y!r}"]:
         assert readable_message(template) == _readable_walk(template), template
     assert readable_message("{a {b} c} and {x}") == "… and …"
+
+
+def test_reports_next_steps_and_phase_reach_the_pages_and_the_api(site_input, tmp_path):
+    """A page counts the reports of its problem and links them; an uncurated page says when it is
+    raised, which curated pages to read next (same flags first) and where to search for it."""
+    from generator.entries.reports import Report
+
+    uncurated = copy.deepcopy(CATALOG["errors"][0])
+    uncurated.update(id="1111111111111111", template="max_num_seqs ({n}) is too large for the scheduler budget")
+    uncurated["sites"][0].update(template=uncurated["template"], function="SchedulerConfig.verify", comment="",
+                                 path="vllm/config/scheduler.py")
+    site_input.catalog = dict(CATALOG, errors=[*CATALOG["errors"], uncurated])
+    site_input.reports = [Report("1111111111111111", "https://github.com/vllm-project/vllm/issues/7"),
+                          Report("1111111111111111", "https://github.com/vllm-project/vllm/issues/8"),
+                          Report("1111111111111111", "https://github.com/vllm-project/vllm/issues/7"),
+                          Report("0123456789abcdef", "https://github.com/vllm-project/vllm/issues/9", gathered="2026-12-01")]
+    build_site(ROOT / "mkdocs.yml", site_input, tmp_path / "site")
+    html = (tmp_path / "site" / "errors" / "1111111111111111" / "index.html").read_text()
+    article = html[html.index("<article"):]
+    assert "Reported in 2 issues" in article and 'href="https://github.com/vllm-project/vllm/issues/8"' in article
+    assert "during engine configuration" in article
+    assert 'href="../0123456789abcdef/"' in article and "also about --enforce-eager, --max-num-seqs" in article
+    assert ('href="https://github.com/vllm-project/vllm/issues?q=%22is%20too%20large%20for%20the%20scheduler%20budget%22"'
+            in article)
+    data = json.loads((tmp_path / "site" / "api" / "errors" / "1111111111111111.json").read_text())
+    assert data["reports"] == ["https://github.com/vllm-project/vllm/issues/7", "https://github.com/vllm-project/vllm/issues/8"]
+    assert data["phase"] == "engine configuration" and data["next_pages"][0]["id"] == "0123456789abcdef"
+    curated = (tmp_path / "site" / "errors" / "0123456789abcdef" / "index.html").read_text()
+    assert "Reported in 1 issue<" in curated and "(gathered 2026-12-01)" in curated
+    assert "What to do next" not in curated  # a curated page has its own solutions
+    home = (tmp_path / "site" / "index.html").read_text()  # the most reported first, curated or not
+    assert home.index('href="errors/1111111111111111/"') < home.index('href="errors/0123456789abcdef/"')
+
+
+def test_the_literal_text_of_a_message_is_its_longest_run_of_words():
+    from generator.site.pages import issue_search_url, literal_text
+
+    assert literal_text("max_num_seqs ({n}) exceeds available Mamba cache blocks ({m}).") == "exceeds available Mamba cache blocks"
+    assert literal_text("{a} {b}") == "" and issue_search_url("{msg}") == ""
+    assert len(literal_text("word " * 60)) <= 100
+    assert '"' not in issue_search_url('say "hello world, this is long"').split("q=")[1].replace("%22", "", 2)
+
+
+def test_a_foreign_errors_reports_are_on_its_page_and_in_its_json(site_input, tmp_path):
+    from generator.entries.reports import Report
+
+    site_input.reports = [Report("torch-cuda-out-of-memory", "https://github.com/vllm-project/vllm/issues/11")]
+    build_site(ROOT / "mkdocs.yml", site_input, tmp_path / "site")
+    html = (tmp_path / "site" / "foreign" / "torch-cuda-out-of-memory" / "index.html").read_text()
+    assert "Reported in 1 issue<" in html and 'href="https://github.com/vllm-project/vllm/issues/11"' in html
+    data = json.loads((tmp_path / "site" / "api" / "foreign" / "torch-cuda-out-of-memory.json").read_text())
+    assert data["reports"] == ["https://github.com/vllm-project/vllm/issues/11"]

@@ -24,6 +24,7 @@ def run(config: Config, args: argparse.Namespace) -> int:
     from generator.history.lineage import errors_of_releases
     from generator.entries.lineage import LINEAGE_FILE, link_problems, load_links
     from generator.entries.reports import REPORTS_FILE, load_reports, report_problems
+    from generator.lookup.foreign import foreign_errors
     from generator.lookup.index import matcher_from_catalogs
     from generator.repro.records import record_problems
     from generator.vllm.engine_args import serve_flags_at
@@ -47,8 +48,8 @@ def run(config: Config, args: argparse.Namespace) -> int:
         """The ids of the problems the lookup ranks first for ``text``, ties included: the
         error matched, its problem's current error and the problem's other ids (the same
         message logged and raised, or raised by several releases under several ids)."""
-        matches, _ = matcher.lookup(text, top=10)
-        ids: list[str] = []
+        matches, foreign = matcher.lookup(text, top=10)
+        ids: list[str] = [foreign["id"]] if foreign and foreign.get("id") and foreign.get("role") == "answer" else []
         for m in matches:
             if m.score == matches[0].score:
                 for id_ in (m.error.id, (m.current or m.error).id, *(a.id for a in m.also)):
@@ -63,8 +64,9 @@ def run(config: Config, args: argparse.Namespace) -> int:
             versions.setdefault(error["id"], []).append(revision_.rev)
     link_found = link_shape + link_problems(links, f"{folder.name}/{LINEAGE_FILE}", versions, [r.rev for r, _ in scanned])
     reports, report_shape = load_reports(folder, config.root)
+    foreign_ids = {error.id for error in foreign_errors()}
     problems = sorted(problems + link_found + report_shape + report_problems(reports, f"{folder.name}/{REPORTS_FILE}",
-                                                                {e["id"] for e in known}, lookup)
+                                                                {e["id"] for e in known} | foreign_ids, lookup)
                       + check_entries(entries, known, serve_flags_at(revision), where, available_models(config.root),
                                       lookup)
                       + record_problems(entries, folder / "verifications", config.root))

@@ -19,7 +19,7 @@ def add_parser(commands) -> None:
     drift.add_argument("--limit", type=int, default=10, help="items shown per kind (default 10)")
     drift.add_argument("--weights", type=Path, default=None,
                        help="a JSON file mapping error ids to how often people hit them (a count, or a list of "
-                            "reports); coverage is then also weighted by it")
+                            "reports); coverage is also weighted by it (default: the counts of errors/reports.yaml)")
     add_source_options(drift)
     drift.set_defaults(run=run)
 
@@ -45,7 +45,15 @@ def run(config: Config, args: argparse.Namespace) -> int:
     from generator.entries.load import load_entries
     from generator.history.drift import drift
 
-    weights = read_weights(args.weights) if args.weights else {}
+    from generator.entries.reports import load_reports, report_counts
+
+    if args.weights:
+        weights, weighted_by = read_weights(args.weights), f"--weights {args.weights}"
+    else:  # how often people hit each error, as the project counted it
+        reports, problems = load_reports(config.root / "errors", config.root)
+        if problems:
+            raise InputError(f"{problems[0]}; or give --weights")
+        weights, weighted_by = report_counts(reports), "the reports in errors/reports.yaml"
     old, new = (catalog.to_json() for _, catalog in scan_catalogs(config, args, [args.old, args.new]))
     entries, _ = load_entries(config.root / "errors", config.root)
     report = drift(old, new, entries, weights)
@@ -69,6 +77,6 @@ def run(config: Config, args: argparse.Namespace) -> int:
     for stale in report["stale_entries"]:
         print(f"  errors/{stale['entry']}.yaml: {', '.join(stale['ids'])} no longer raised")
     cov = report["coverage"]
-    weighted = f", {cov['weighted_share']:.1%} weighted by --weights" if cov["weighted_share"] is not None else ""
+    weighted = f", {cov['weighted_share']:.1%} weighted by {weighted_by}" if cov["weighted_share"] is not None else ""
     print(f"coverage at {report['new']}: {cov['curated']}/{cov['errors']} errors curated ({cov['share']:.1%}){weighted}")
     return 0

@@ -21,6 +21,7 @@ from generator.entries.problems import Problem
 
 REPORTS_FILE = "reports.yaml"
 _ID = re.compile(r"^[0-9a-f]{16}$")
+_FOREIGN_ID = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$")  # generator/lookup/foreign.yaml's ids
 _URL = re.compile(r"^https://[^\s]+$")
 MAX_MESSAGE = 2000
 
@@ -30,6 +31,7 @@ class Report:
     id: str
     url: str
     message: str = ""
+    gathered: str = ""  # the day the report was found (YYYY-MM-DD): the item's, else the file's
     line: int = 0  # where the item starts in the file
     col: int = 0
 
@@ -62,34 +64,58 @@ def load_reports(folder: Path, root: Path) -> tuple[list[Report], list[Problem]]
     """The reports of ``folder/reports.yaml`` (none when there is no such file) and the
     problems of the file's shape; a report with a problem is left out."""
     file = Path(folder) / REPORTS_FILE
-    composed, problems = read_list_file(file, root, "reports", "{id, url, message}")
+    composed, problems = read_list_file(file, root, "reports", "{id, url, message, gathered}")
     if composed is None:
         return [], problems
     path = _relative(file, root)
     data = composed.data
     reports, problems = [], []
+    unknown_top = sorted(set(map(str, data)) - {"reports", "gathered"})
+    if unknown_top:
+        problems.append(Problem(path, *composed.positions.get((unknown_top[0],), (1, 1)),
+                                f"unknown key `{unknown_top[0]}`: the file has `gathered:` and `reports:`"))
+    default_day, day_problem = _day(data.get("gathered", ""))
+    if day_problem:
+        problems.append(Problem(path, *composed.positions.get(("gathered",), (1, 1)), f"`gathered` {day_problem}"))
     for index, item in enumerate(data["reports"]):
         line, col = composed.positions.get(("reports", index), (1, 1))
         where = lambda key: composed.positions.get(("reports", index, key), (line, col))  # noqa: E731
         if not isinstance(item, dict):
             problems.append(Problem(path, line, col, "a report is a mapping with id, url and optionally message"))
             continue
-        unknown = sorted(set(map(str, item)) - {"id", "url", "message"})
+        unknown = sorted(set(map(str, item)) - {"id", "url", "message", "gathered"})
         found = []
         if unknown:
-            found.append(Problem(path, *where(unknown[0]), f"unknown key `{unknown[0]}`: a report has id, url and message"))
-        if not isinstance(item.get("id"), str) or not _ID.match(item["id"]):
-            found.append(Problem(path, *where("id"), "`id` must be an error id: 16 hex digits, in quotes"))
+            found.append(Problem(path, *where(unknown[0]), f"unknown key `{unknown[0]}`: a report has id, url, message and gathered"))
+        if not isinstance(item.get("id"), str) or not (_ID.match(item["id"]) or _FOREIGN_ID.match(item["id"])):
+            found.append(Problem(path, *where("id"), "`id` must be an error id: 16 hex digits, in quotes (or a "
+                                                     "foreign error's id, such as torch-cuda-out-of-memory)"))
         if not isinstance(item.get("url"), str) or not _URL.match(item["url"]):
             found.append(Problem(path, *where("url"), "`url` must be the report's https:// address"))
         message = item.get("message", "")
         if not isinstance(message, str) or len(message) > MAX_MESSAGE:
             found.append(Problem(path, *where("message"), f"`message` must be text of at most {MAX_MESSAGE} characters"))
+        day, day_problem = _day(item.get("gathered", default_day))
+        if day_problem:
+            found.append(Problem(path, *where("gathered"), f"`gathered` {day_problem}"))
         if found:
             problems.extend(found)
             continue
-        reports.append(Report(item["id"], item["url"], " ".join(message.split()), line, col))
+        reports.append(Report(item["id"], item["url"], " ".join(message.split()), day, line, col))
     return reports, sorted(problems)
+
+
+def _day(value) -> tuple[str, str]:
+    """(YYYY-MM-DD, problem): a day as YAML reads it (a date, or the same text quoted)."""
+    text = value.isoformat() if hasattr(value, "isoformat") else value
+    if text == "" or (isinstance(text, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", text)):
+        return text, ""
+    return "", "must be the day the reports were gathered, as YYYY-MM-DD"
+
+
+def reports_gathered(reports: list[Report]) -> str:
+    """The latest day a report was gathered ("" when none says)."""
+    return max((r.gathered for r in reports), default="")
 
 
 def report_problems(reports: list[Report], path: str, known: set[str], lookup=None) -> list[Problem]:

@@ -33,9 +33,11 @@ from generator.lookup.foreign import foreign_errors
 from generator.lookup.index import compact_index, entries_for_index
 from generator.text import foreign_path
 from generator.memory.site_data import CALCULATOR_ENTRIES, CALCULATOR_EXAMPLES, bundled_models, site_data
-from generator.site.pages import API_SCHEMA_VERSION, ErrorPage, build_pages, error_json, index_json, report_url
+from generator.site.pages import (API_SCHEMA_VERSION, ErrorPage, attach_reports, build_pages, error_json, index_json,
+                                  link_next_pages, report_url)
 from generator.site.render import environment
-from generator.entries.reports import report_counts, report_examples
+from generator.vllm.phases import PHASES
+from generator.entries.reports import report_examples, reports_gathered
 from generator.config import DEFAULT_ISSUES_URL
 from generator.errors import InputError
 
@@ -81,7 +83,7 @@ def _slug(name: str) -> str:
     return "-".join(part for part in (re.sub(r"[^A-Za-z0-9_-]+", "-", slug).strip("-")[:40], digest) if part)
 
 
-HOME_CARDS = 12  # curated errors shown as cards on the home page
+HOME_CARDS = 12  # the most reported errors, shown as cards on the home page
 LIST_PAGE_ROWS = 500  # a list page longer than this is split into pages (ValueError has thousands)
 HELPERS = "raised through a helper"  # the group of raises whose "exception" is a function or a variable
 
@@ -91,6 +93,18 @@ def is_exception_type(name: str) -> bool:
     function or a variable that makes the exception (``_dispatch_expr_error``, ``bypass_cls``)."""
     last = name.rsplit(".", 1)[-1].lstrip("_")
     return bool(last) and last[0].isupper() and last.replace("_", "").isalnum()
+
+
+def most_reported(pages: list[ErrorPage]) -> list[ErrorPage]:
+    """One page per problem that people reported (an entry's first current page, or an
+    uncurated error's own), the most reported first; ties: curated first, then by title."""
+    seen, problems = set(), []
+    for page in _ordered([p for p in pages if p.current and p.reports]):
+        key = page.entry.slug if page.entry is not None else page.id
+        if key not in seen:
+            seen.add(key)
+            problems.append(page)
+    return sorted(problems, key=lambda p: (-len(p.reports), not p.curated, p.title.lower(), p.id))
 
 
 def _ordered(pages: list[ErrorPage]) -> list[ErrorPage]:
@@ -114,13 +128,15 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
         history = assemble_history(releases, site.workers)
         linking(len(releases), len(releases))
     pages = build_pages(catalog, site.entries, site.engine_args, site.verifications, history)
-    counts, reported = report_counts(site.reports), report_examples(site.reports)
+    reported = report_examples(site.reports)
     for page in pages:  # a page with no example of its own shows a reported message
         if page.example is None and page.id in reported:
             page.example = {"text": reported[page.id].message, "source": "as reported", "url": reported[page.id].url}
     known = {p.id for p in pages}
     for page in pages:
         page.related = [i for i in page.related if i in known]
+    attach_reports(pages, site.reports)
+    link_next_pages(pages)
 
     def write(rel: str, text: str) -> None:
         path = docs / rel
@@ -136,17 +152,17 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
     by_entry: dict[str, ErrorPage] = {}
     for page in curated_pages:  # one card per entry: an entry of several ids has several pages
         by_entry.setdefault(page.entry.slug, page)
-    reports_of = {slug: sum(counts.get(i, 0) for i in page.entry.ids) for slug, page in by_entry.items()}
-    most_reported = sorted(by_entry.values(), key=lambda p: (-reports_of[p.entry.slug], p.title.lower()))
-    cards = [{"id": p.id, "title": p.title, "summary": p.meaning, "exception": p.exception, "reports": reports_of[p.entry.slug]}
-             for p in most_reported[:HOME_CARDS]]
+    cards = [{"id": p.id, "title": p.title, "summary": p.meaning, "exception": p.exception, "reports": len(p.reports),
+              "curated": p.curated} for p in most_reported(pages)[:HOME_CARDS]]
     write("index.md", env.get_template("home.md.j2").render(error_count=len(index["errors"]), revisions=index["revisions"],
-                                                           cards=cards, curated_count=len(by_entry)))
+                                                           cards=cards, curated_count=len(by_entry),
+                                                           reports_gathered=reports_gathered(site.reports)))
     shutil.copytree(project / "templates" / "assets", docs / "assets")
     write_json(docs / "api" / "lookup-index.json", index)
     write_json(docs / "api" / "memory.json", site_data(bundled_models(project / "models")))  # the memory calculator's GPUs and models
 
     error_template = env.get_template("error.md.j2")
+    gathered = reports_gathered(site.reports)
     writing = step("writing pages", "pages")
     for done, page in enumerate(pages, 1):
         if done % 500 == 0 or done == len(pages):
@@ -156,7 +172,8 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
         report = report_url(site.issues_url, page)
         calculator = CALCULATOR_EXAMPLES[page.entry.slug] if page.entry is not None and page.entry.slug in CALCULATOR_ENTRIES else None
         write(f"errors/{page.id}.md", error_template.render(page=page, report_url=report, memory_calculator=calculator,
-                                                           revision=catalog["revision"]))
+                                                           revision=catalog["revision"], phases=PHASES,
+                                                           reports_gathered=gathered))
         write_json(docs / "api" / "errors" / f"{page.id}.json", error_json(page, catalog, report))
     write_json(docs / "api" / "errors" / "index.json", index_json(pages, catalog))
     for page in pages:  # reproduction cases as files of their own, linked from the pages
@@ -214,21 +231,23 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
             groups=rows,
         ))
     _release_pages(env, write, releases, {p.id: p for p in pages})
-    _foreign_pages(env, write, docs, {p.id: p for p in pages})
+    _foreign_pages(env, write, docs, {p.id: p for p in pages}, site.reports)
     write("json-api.md", env.get_template("json-api.md.j2").render(
         schema_version=API_SCHEMA_VERSION, revision=catalog["revision"], commit=catalog["commit"],
     ))
     return pages
 
 
-def _foreign_pages(env, write, docs: Path, by_id: dict[str, ErrorPage]) -> None:
+def _foreign_pages(env, write, docs: Path, by_id: dict[str, ErrorPage], reports: list) -> None:
     """A page and a JSON file for each error that is not vLLM's (``generator/lookup/foreign.yaml``)."""
     errors = list(foreign_errors())
     template = env.get_template("foreign.md.j2")
+    gathered = reports_gathered(reports)
     for error in errors:
         related = [by_id[i] for i in error.related if i in by_id]
-        write(f"foreign/{error.id}.md", template.render(error=error, related=related))
-        write_json(docs / "api" / "foreign" / f"{error.id}.json", foreign_json(error))
+        urls = list(dict.fromkeys(r.url for r in reports if r.id == error.id))
+        write(f"foreign/{error.id}.md", template.render(error=error, related=related, reports=urls, reports_gathered=gathered))
+        write_json(docs / "api" / "foreign" / f"{error.id}.json", dict(foreign_json(error), reports=urls))
     write("foreign/index.md", env.get_template("foreign-index.md.j2").render(errors=sorted(errors, key=lambda e: e.title.lower())))
     write_json(docs / "api" / "foreign" / "index.json", {
         "schema_version": API_SCHEMA_VERSION,

@@ -4,6 +4,7 @@ arguments to page models and the JSON API. Rendering them is ``site``'s job.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Iterable
 from urllib.parse import quote
@@ -12,10 +13,14 @@ from generator.lookup.match import error_title
 from generator.text import error_path
 from generator.repro.cases import reproduction_views, reproductions, trusted_record
 from generator.vllm.flags import flags_involved
+from generator.vllm.phases import phase_of_site
 from generator.site.render import code
 
 API_SCHEMA_VERSION = 1
 PERMALINK = "https://github.com/vllm-project/vllm/blob/{tag}/{path}#L{line}"
+ISSUE_SEARCH = "https://github.com/vllm-project/vllm/issues?q={query}"
+NEXT_PAGES = 5
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 
 
 @dataclass
@@ -53,6 +58,10 @@ class ErrorPage:
     current: bool = True  # raised at the pin; otherwise its page tells where it was last raised
     last_release: str = ""
     example: dict | None = None  # {"text", "source"}: the message as vLLM printed it (``example_message``)
+    phase: str = ""  # generator.vllm.phases: when in a run it is raised ("" when its place does not tell)
+    issue_search: str = ""  # a GitHub search of vLLM's issues for the message's literal text
+    reports: list[str] = field(default_factory=list)  # URLs of public reports (errors/reports.yaml), ``attach_reports``
+    next_pages: list[dict] = field(default_factory=list)  # {"id", "title", "why"}: curated pages to read next
 
     @property
     def curated(self) -> bool:
@@ -199,10 +208,67 @@ def _page(
         replaced_by=known.get("replaced_by", []),
         current=not gone,
         last_release=last_release,
+        phase=phase_of_site(sites[0]["path"], sites[0]["function"]),
+        issue_search=issue_search_url(error["template"]) if has_message else "",
         example=example_message(error["id"], error["exception"], entry_repros,
                                 (verifications or {}).get(entry.slug) if entry else None)
         or (reported_example(entry) if entry else None),
     )
+
+
+def literal_text(template: str, most: int = 100) -> str:
+    """The longest run of the message's own words between its placeholders, cut at a word
+    boundary to at most ``most`` characters: what a report of it quotes whatever the values."""
+    runs = sorted((" ".join(part.split()) for part in _PLACEHOLDER.split(template)), key=len, reverse=True)
+    text = runs[0].strip(" .,:;'\"()[]`") if runs else ""
+    if len(text) > most:
+        text = text[:most].rsplit(" ", 1)[0]
+    return text if len(text) >= 12 else ""
+
+
+def issue_search_url(template: str) -> str:
+    """A search of vLLM's GitHub issues for the message's literal text ("" when it has too little)."""
+    text = literal_text(template).replace('"', " ")
+    return ISSUE_SEARCH.format(query=quote(f'"{" ".join(text.split())}"')) if text else ""
+
+
+def attach_reports(pages: list[ErrorPage], reports: list) -> None:
+    """Give each page the URLs of the reports of its problem: its own id, the other ids of its
+    entry and the ids it had in other releases (lineage), each URL once, in file order."""
+    by_id: dict[str, list[str]] = {}
+    for report in reports:
+        by_id.setdefault(report.id, []).append(report.url)
+    for page in pages:
+        ids = [page.id, *page.related, *(link["id"] for link in page.replaces + page.replaced_by)]
+        if page.entry is not None:
+            ids += page.entry.ids
+        page.reports = list(dict.fromkeys(url for i in dict.fromkeys(ids) for url in by_id.get(i, ())))
+
+
+def link_next_pages(pages: list[ErrorPage]) -> None:
+    """For each page without an entry, the curated pages to read next: those about the same
+    engine arguments first, then those raised in the same file, then in the same subsystem."""
+    curated: dict[str, ErrorPage] = {}
+    for page in sorted((p for p in pages if p.curated and p.current), key=lambda p: (p.entry.slug, p.id)):
+        curated.setdefault(page.entry.slug, page)  # one page per entry
+    for page in pages:
+        if page.curated:
+            continue
+        flags = {f.name for f in page.flags}
+        file = page.sites[0]["path"]
+        scored = []
+        for other in curated.values():
+            shared = sorted(flags & {f.name for f in other.flags})
+            if shared:
+                why, rank = f"also about {', '.join('--' + n.replace('_', '-') for n in shared[:3])}", 0
+            elif other.sites[0]["path"] == file:
+                why, rank = f"also raised in {file}", 1
+            elif other.subsystem == page.subsystem:
+                why, rank = f"also in vLLM's {page.subsystem}", 2
+            else:
+                continue
+            scored.append((rank, -len(shared), other.title.lower(), other.id, why, other.title))
+        page.next_pages = [{"id": i, "title": t, "why": w} for _, _, _, i, w, t in sorted(scored)[:NEXT_PAGES]]
 
 
 def reported_example(entry) -> dict | None:
@@ -301,6 +367,10 @@ def error_json(page: ErrorPage, catalog: dict, report: str) -> dict:
         ],
         "entry": entry_json(page.entry),
         "related": page.related,
+        "phase": page.phase,
+        "reports": page.reports,
+        "next_pages": page.next_pages,
+        "issue_search": page.issue_search,
         "report_url": report,
     }
 
