@@ -448,3 +448,24 @@ def test_a_foreign_errors_reports_are_on_its_page_and_in_its_json(site_input, tm
     assert "Reported in 1 issue<" in html and 'href="https://github.com/vllm-project/vllm/issues/11"' in html
     data = json.loads((tmp_path / "site" / "api" / "foreign" / "torch-cuda-out-of-memory.json").read_text())
     assert data["reports"] == ["https://github.com/vllm-project/vllm/issues/11"]
+
+
+def test_a_logged_error_links_the_error_raised_right_after_it_in_the_same_branch():
+    from generator.site.pages import build_pages, link_followers
+
+    def error(id_, kind, exception, template, line, guard):
+        site = dict(CATALOG["errors"][0]["sites"][0], kind=kind, exception=exception, template=template, line=line,
+                    end_line=line, guard=guard, path="vllm/plugins.py", function="load_plugin", comment="")
+        return {"id": id_, "kind": kind, "exception": exception, "template": template, "has_message": True, "sites": [site]}
+
+    catalog = dict(CATALOG, errors=[
+        error("1000000000000001", "log", "ERROR", "Failed to load plugin {name}: {e}", 10, ["not ok"]),
+        error("1000000000000002", "raise", "RuntimeError", "Failed to load plugin {name}", 11, ["not ok"]),
+        error("1000000000000003", "log", "WARNING", "Plugin {name} is slow", 20, ["slow"]),
+        error("1000000000000004", "raise", "ValueError", "Plugin {name} is unknown", 22, ["unknown"]),  # another branch
+    ])
+    pages = {p.id: p for p in build_pages(catalog, [], {})}
+    link_followers(list(pages.values()))
+    assert [f["id"] for f in pages["1000000000000001"].followed_by] == ["1000000000000002"]
+    assert pages["1000000000000001"].followed_by[0]["where"] == "vllm/plugins.py:11"
+    assert pages["1000000000000003"].followed_by == [] and pages["1000000000000002"].followed_by == []

@@ -62,6 +62,7 @@ class ErrorPage:
     issue_search: str = ""  # a GitHub search of vLLM's issues for the message's literal text
     reports: list[str] = field(default_factory=list)  # URLs of public reports (errors/reports.yaml), ``attach_reports``
     next_pages: list[dict] = field(default_factory=list)  # {"id", "title", "why"}: curated pages to read next
+    followed_by: list[dict] = field(default_factory=list)  # log pages: {"id", "title", "where"}, ``link_followers``
 
     @property
     def curated(self) -> bool:
@@ -271,6 +272,35 @@ def link_next_pages(pages: list[ErrorPage]) -> None:
         page.next_pages = [{"id": i, "title": t, "why": w} for _, _, _, i, w, t in sorted(scored)[:NEXT_PAGES]]
 
 
+FOLLOW_LINES = 25  # how far below a log call a raise still reads as what the log announces
+
+
+def link_followers(pages: list[ErrorPage]) -> None:
+    """For each logged error, the error raised right after it: the nearest raise below the log
+    call in the same function and under the same conditions, within ``FOLLOW_LINES`` lines
+    (``logger.error("... not supported")`` then ``raise ValueError(...)``), at each of its sites.
+    A bare re-raise is not an error of the catalog, so it links nothing."""
+    raises: dict[tuple[str, str], list[tuple[int, ErrorPage]]] = {}
+    for page in pages:
+        if page.current and page.kind in ("raise", "assert"):
+            for site in page.sites:
+                raises.setdefault((site["path"], site["function"]), []).append((site["line"], tuple(site.get("guard") or ()), page))
+    for page in pages:
+        if page.kind != "log" or not page.current:
+            continue
+        found: dict[str, dict] = {}
+        for site in page.sites:
+            # under the same conditions: in the same branch, not in the next ``if``
+            guard = tuple(site.get("guard") or ())
+            below = [(line, other) for line, other_guard, other in raises.get((site["path"], site["function"]), ())
+                     if site["line"] < line <= site["line"] + FOLLOW_LINES and other_guard == guard]
+            if below:
+                line, other = min(below, key=lambda item: (item[0], item[1].id))
+                found.setdefault(other.id, {"id": other.id, "title": other.title, "exception": other.exception,
+                                            "where": f"{site['path']}:{line}"})
+        page.followed_by = list(found.values())
+
+
 def reported_example(entry) -> dict | None:
     """The entry's ``example`` (a message from a report, checked by ``errorkb check`` to be one
     of the entry's errors), on each of its pages that has no example from a reproduction."""
@@ -370,6 +400,7 @@ def error_json(page: ErrorPage, catalog: dict, report: str) -> dict:
         "phase": page.phase,
         "reports": page.reports,
         "next_pages": page.next_pages,
+        "followed_by": page.followed_by,
         "issue_search": page.issue_search,
         "report_url": report,
     }
