@@ -71,6 +71,19 @@ def test_a_wrapper_raised_after_the_expected_error_in_the_log_counts():
     assert not judge_error(case, run, matcher({"Engine core": OTHER})).passed
 
 
+def test_an_error_vllm_logs_is_reproduced_by_the_line_it_logs():
+    case = ReproCase(role="error", kind="cli", expect=ID)
+    logged = "(APIServer pid=7) WARNING 12-01 10:00:00 [envs.py:1] Unknown vLLM environment variable detected: VLLM_X\n"
+    verdict = judge_error(case, CaseRun("returned", log_tail="INFO starting\n" + logged), matcher({"Unknown vLLM": ID}))
+    assert verdict.passed and verdict.summary.startswith(f"logged {ID}: (APIServer pid=7) WARNING")
+    # the same text printed, not logged at warning level or above, reproduces nothing
+    printed = CaseRun("returned", log_tail="INFO Unknown vLLM environment variable detected: VLLM_X\n")
+    assert not judge_error(case, printed, matcher({"Unknown vLLM": ID})).passed
+    raised = CaseRun("raised", log_tail=logged, exception={"type": "SystemExit", "message": "1", "traceback": "SystemExit: 1"})
+    verdict = judge_error(case, raised, lambda text: ID if text.strip().endswith("VLLM_X") else None)
+    assert verdict.passed and "then raised SystemExit: 1" in verdict.summary
+
+
 def test_a_timeout_or_crash_is_a_failed_error_case_saying_so():
     case = ReproCase(role="error", kind="python", expect=ID)
     assert "timed out" in judge_error(case, CaseRun("timeout", duration_s=5), matcher({})).summary

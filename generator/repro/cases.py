@@ -234,7 +234,10 @@ def judge_error(case: ReproCase, run: CaseRun, match) -> CaseVerdict:
     if run.outcome == "not-run":
         return CaseVerdict(False, _how_it_ended(run))
     exception = run.exception
+    logged = _logged_line(run.log_tail, case.expect, match)
     if exception is None:
+        if logged:  # an error vLLM logs (kind log) is reproduced by the line it logs
+            return CaseVerdict(True, f"logged {case.expect}: {logged}", case.expect)
         return CaseVerdict(False, f"expected {case.expect}, but the case {_how_it_ended(run)}")
     matched = match(exception.get("traceback") or _exception_line(exception))
     if matched == case.expect:
@@ -248,8 +251,23 @@ def judge_error(case: ReproCase, run: CaseRun, match) -> CaseVerdict:
     # pastes, and the matcher demotes the wrapper.
     if run.log_tail and match(run.log_tail + "\n" + (exception.get("traceback") or "")) == case.expect:
         return CaseVerdict(True, f"raised {_exception_line(exception)}, after {case.expect} in the log", case.expect)
+    if logged:
+        return CaseVerdict(True, f"logged {case.expect}: {logged}, then raised {_exception_line(exception)}", case.expect)
     return CaseVerdict(False, f"expected {case.expect}, but the case raised {_exception_line(exception)} "
                               f"(matched to {matched or 'no known error'})", matched)
+
+
+_LOG_LEVEL = re.compile(r"\b(?:WARNING|ERROR|CRITICAL)\b")
+
+
+def _logged_line(log_tail: str, expect: str | None, match) -> str:
+    """The line of the case's output, logged at warning level or above, that the matcher
+    names ``expect`` for ("" when none): how a warning or an error vLLM logs without raising
+    is reproduced."""
+    for line in (log_tail or "").splitlines():
+        if _LOG_LEVEL.search(line) and match(line) == expect:
+            return line.strip()[:300]
+    return ""
 
 
 def _watch_summary(watch: list[dict]) -> tuple[bool, str]:
