@@ -103,6 +103,9 @@ CLEAN_CASES = [
     "x" * 79 + "🚀INFO 11-18 18:07:28 [core.py:1] the emoji is one char",
     "éINFO 11-18 18:07:28 [core.py:1] no word boundary for python\nnoé-1  | kept",
     "vllmé-1  | (Engine_Ω pid=3) [rank0]: 𝐀[0mValueError: x",
+    "0] Traceback:\n0] a\n\n1] b\n0] ValueError: x\n\n  \n",  # a shared prefix on most lines, blank ones aside
+    "w1: a\nw2: b\nw1: c\nw2: d",  # two prefixes, equally common: the first is taken, on half the lines only
+    "ValueError: a\nValueError: b\nValueError: c",
 ]
 
 LOOKUP = """

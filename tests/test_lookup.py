@@ -54,6 +54,12 @@ def test_log_prefixes_are_removed(line):
     assert clean_paste(line) == "ValueError: boom"
 
 
+def test_a_prefix_on_most_lines_is_removed_and_a_repeated_message_kept():
+    assert clean_paste("0] Traceback:\n0] File x\n\n0] ValueError: boom\n1] other") == "Traceback:\nFile x\n\nValueError: boom\n1] other"
+    assert clean_paste("0] a\n0] b\nc\nd\ne") == "0] a\n0] b\nc\nd\ne"  # on 2 of 5 lines: not a prefix
+    assert clean_paste("ValueError: a\nValueError: b\nValueError: c") == "ValueError: a\nValueError: b\nValueError: c"
+
+
 def test_html_entities_and_json_escapes():
     assert clean_paste("model&#x27;s &lt;max&gt;") == "model's <max>"
     assert clean_paste('{\\"message\\": \\"a\\\\nb\\"}') == '{"message": "a\nb"}'

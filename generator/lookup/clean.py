@@ -50,6 +50,13 @@ LINE_PREFIXES = [
 ]
 
 
+# A short prefix that a launcher or a log collector puts before every line ("0] " from
+# torchrun's --tee, "worker-3: ", "[1,0]<stderr>: "): stripped where it starts most lines.
+# It holds a digit: "ValueError: " repeated down a log is a message, not a prefix.
+SHARED_PREFIX = re.compile(r"^(?=[^\s:|]*\d)[^\s:|]{1,24}(?:\]|:|\|) ")
+SHARED_PREFIX_SHARE = 0.6  # of the paste's non-blank lines, and at least 3
+
+
 # A vLLM INFO/DEBUG header anywhere in the line's prefix.
 CHATTER = re.compile(r"^[^\n]{0,80}?\b(?:INFO|DEBUG)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d")
 # kept: what may be an error, and the line that says which vLLM this is (match.VERSION_STRING)
@@ -96,7 +103,23 @@ def clean_paste(text: str) -> str:
         if CHATTER.search(raw) and not CHATTER_KEEP.search(raw):
             continue  # an INFO or DEBUG log line: vLLM never reports a raised error there
         lines.append(line)
-    return "\n".join(lines)
+    return "\n".join(_without_shared_prefix(lines))
+
+
+def _without_shared_prefix(lines: list[str]) -> list[str]:
+    """``lines`` less the ``SHARED_PREFIX`` most of them start with (the first of the most
+    common, on a tie), where there is one."""
+    counts: dict[str, int] = {}
+    for line in lines:
+        found = SHARED_PREFIX.match(line)
+        if found:
+            counts[found.group(0)] = counts.get(found.group(0), 0) + 1
+    if not counts:
+        return lines
+    prefix = max(counts, key=lambda p: counts[p])  # max keeps the first of equals
+    if counts[prefix] < max(3, SHARED_PREFIX_SHARE * sum(1 for line in lines if line.strip())):
+        return lines
+    return [line[len(prefix):] if line.startswith(prefix) else line for line in lines]
 
 
 MAX_CHARREF_DIGITS = 8  # past this (leading zeros aside), a numeric reference is beyond Unicode

@@ -81,11 +81,13 @@ def rules() -> dict:
         "wrapper": _source(foreign.WRAPPER),
         # patterns, in Python syntax
         "line_prefixes": [_source(p) for p in clean.LINE_PREFIXES],
+        "shared_prefix_share": clean.SHARED_PREFIX_SHARE,
         "patterns": {
             "ansi": _source(clean.ANSI),
             "control": _source(clean.CONTROL),
             "json_escape": _source(clean.JSON_ESCAPE),
             "chatter": _source(clean.CHATTER),
+            "shared_prefix": _source(clean.SHARED_PREFIX),
             "chatter_keep": _source(clean.CHATTER_KEEP),
             "drop_run": _source(clean.DROP_RUN),
             "exception_line": _source(foreign.EXCEPTION_LINE),

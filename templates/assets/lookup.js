@@ -256,6 +256,21 @@
     return at !== -1 && at + sub.length <= end ? at : -1;
   }
 
+  /** clean._without_shared_prefix: the lines less the short prefix most of them start with. */
+  function withoutSharedPrefix(lines, rules) {
+    const counts = new Map();
+    for (const line of lines) {
+      const found = rules.sharedPrefix.exec(line);
+      if (found) counts.set(found[0], (counts.get(found[0]) || 0) + 1);
+    }
+    let prefix = null;
+    for (const [key, count] of counts) if (prefix === null || count > counts.get(prefix)) prefix = key;
+    if (prefix === null) return lines;
+    const nonBlank = lines.filter((line) => pyStrip(line) !== "").length;
+    if (counts.get(prefix) < Math.max(3, rules.sharedPrefixShare * nonBlank)) return lines;
+    return lines.map((line) => (line.startsWith(prefix) ? line.slice(prefix.length) : line));
+  }
+
   /** str.startswith(prefix, start) for 0 <= start */
   function pyStartsWith(text, prefix, start) {
     return start <= text.length && text.startsWith(prefix, start);
@@ -747,6 +762,8 @@
       control: pyRegex(patterns.control, "", "g"),
       jsonEscape: pyRegex(patterns.json_escape, "", "g"),
       linePrefixes: rules.line_prefixes.map((source) => pyRegex(source)),
+      sharedPrefix: pyRegex(patterns.shared_prefix),
+      sharedPrefixShare: rules.shared_prefix_share,
       chatter: pyRegex(patterns.chatter),
       chatterKeep: pyRegex(patterns.chatter_keep),
       dropRun: pyRegex(patterns.drop_run, "", "g"),
@@ -1157,7 +1174,7 @@
         if (rules.chatter.test(raw) && !rules.chatterKeep.test(raw)) continue;
         lines.push(line);
       }
-      return lines.join("\n");
+      return withoutSharedPrefix(lines, rules).join("\n");
     }
 
     lastException(cleaned) {
