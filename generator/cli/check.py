@@ -25,7 +25,8 @@ def run(config: Config, args: argparse.Namespace) -> int:
     from generator.entries.lineage import LINEAGE_FILE, link_problems, load_links
     from generator.entries.reports import REPORTS_FILE, load_reports, report_problems
     from generator.lookup.foreign import foreign_errors
-    from generator.lookup.index import matcher_from_catalogs
+    from generator.cli.lookup import release_index, with_entries
+    from generator.lookup.index import matcher_from_index
     from generator.repro.records import record_problems
     from generator.vllm.engine_args import serve_flags_at
 
@@ -42,7 +43,9 @@ def run(config: Config, args: argparse.Namespace) -> int:
     else:
         known = errors_of_releases(jsons, pin)
         where = f"{revision.rev} or any of the {len(revs)} [history] releases"
-    matcher = matcher_from_catalogs(jsons)
+    links, link_shape = load_links(folder, config.root)
+    # the lookup as `errorkb lookup` runs it: lineage, these entries and these links included
+    matcher = matcher_from_index(with_entries(release_index(config, args), entries, links))
 
     def lookup(text: str) -> list[str]:
         """The ids of the problems the lookup ranks first for ``text``, ties included: the
@@ -57,7 +60,6 @@ def run(config: Config, args: argparse.Namespace) -> int:
                         ids.append(id_)
         return ids
 
-    links, link_shape = load_links(folder, config.root)
     versions: dict[str, list[str]] = {}
     for (revision_, _), data in zip(scanned, jsons):
         for error in data["errors"]:

@@ -26,19 +26,28 @@ def add_parser(commands) -> None:
 def lookup_index(config: Config, args: argparse.Namespace) -> dict:
     """The compact lookup index of the pin, and of every [history] release when the pin is
     one, with the releases' lineage and the curated entries of ``errors/``."""
+    # The entries and the links people wrote change more often than the releases: read them afresh.
+    entries, links = _entries(config)
+    return with_entries(release_index(config, args), entries, links)
+
+
+def release_index(config: Config, args: argparse.Namespace) -> dict:
+    """The lookup index of the releases and their lineage alone, stored in the cache."""
     from generator.lookup.cache import index_path, stored_index
-    from generator.lookup.index import INDEX_SCHEMA_VERSION, entries_for_index
+    from generator.lookup.index import INDEX_SCHEMA_VERSION
     from generator.scan.cache import scanner_fingerprint
 
     revs, _ = history_revs(config, args)
     resolved = [open_revision(config, args, rev) for rev in revs]
     path = index_path(resolved[0][1], [(r.rev, r.commit) for r, _ in resolved], scanner_fingerprint())
-    index = stored_index(path, lambda: _index(config, args, revs), INDEX_SCHEMA_VERSION)
-    # The entries and the links people wrote change more often than the releases: read them afresh.
-    entries, links = _entries(config)
+    return stored_index(path, lambda: _index(config, args, revs), INDEX_SCHEMA_VERSION)
+
+
+def with_entries(index: dict, entries: list, links: list) -> dict:
+    """``index`` with curated entries' ids and the lineage people wrote joined into its problems."""
     if not entries and not links:
         return index
-    from generator.lookup.index import regroup
+    from generator.lookup.index import entries_for_index, regroup
 
     return regroup(index, entries_for_index(entries), [(link.source, link.target) for link in links])
 
