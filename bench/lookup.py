@@ -6,7 +6,8 @@ Everything over every [history] release (as `errorkb lookup` runs). Accuracy: to
 and top-3 on the real pastes of both splits, tests/data/pastes/ (tuned on) and
 tests/data/pastes-heldout/ (never tuned on); a result is right when the expected id is
 its problem's (the current error or an id it had before). Non-vLLM pastes are right when
-the foreign error is the answer. Speed: the matcher's build, the stored matcher's read,
+the foreign error is the answer. Coverage: of the pastes found whose error the pin still
+raises, the share whose first result has a curated entry (issue 16's goal: 90 %). Speed: the matcher's build, the stored matcher's read,
 p50/p99 in process, the browser index's size, and the command as a whole warm process
 (nine runs, median), beside Python's own start.
 
@@ -130,6 +131,26 @@ def history_index(args) -> dict:
                          entries=entries_for_index(entries))
 
 
+def curated_share(matcher, folder) -> tuple[int, int]:
+    """(on a curated page, raised at the pin): of the pastes whose expected error's problem the
+    pin raises and whose first result is that problem, how many land on a curated page."""
+    pin = matcher.revisions[-1] if matcher.revisions else None
+    curated = raised = 0
+    for path in sorted(folder.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not data["expected"]:
+            continue
+        matches, _ = matcher.lookup(data["paste"], top=1)
+        if not matches:
+            continue
+        first = matches[0].to_json()
+        ids = {first["id"], first["current"]["id"], *(a["id"] for a in first["also"])}
+        if data["expected"] in ids and pin in first["current"]["versions"]:
+            raised += 1
+            curated += bool(first.get("entry"))
+    return curated, raised
+
+
 def accuracy(matcher, folder) -> tuple[int, int, int, int, int, list[str]]:
     """(top-1 right, top-3 right, vLLM pastes, non-vLLM told apart, non-vLLM pastes, misses).
 
@@ -179,6 +200,9 @@ def main() -> int:
         top1, top3, total, foreign_ok, foreign_total, misses = accuracy(matcher, folder)
         print(f"{name:15s}: top-1 {top1}/{total} = {top1 / total:.1%}   top-3 {top3 / total:.1%}   "
               f"non-vLLM told apart {foreign_ok}/{foreign_total}   (goal >= 95% top-1 held-out, non-vLLM 100%)")
+        on_page, raised = curated_share(matcher, folder)
+        print(f"{'':15s}  of the {raised} found whose error the pin raises, {on_page} ({on_page / max(1, raised):.1%}) "
+              f"land on a curated page   (goal >= 90%)")
         if args.show_misses and folder is PASTES and misses:
             print("\n".join(misses))
 
