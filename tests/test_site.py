@@ -469,3 +469,21 @@ def test_a_logged_error_links_the_error_raised_right_after_it_in_the_same_branch
     assert [f["id"] for f in pages["1000000000000001"].followed_by] == ["1000000000000002"]
     assert pages["1000000000000001"].followed_by[0]["where"] == "vllm/plugins.py:11"
     assert pages["1000000000000003"].followed_by == [] and pages["1000000000000002"].followed_by == []
+
+
+def test_an_entry_no_machine_can_reproduce_says_why_on_its_page(tmp_path):
+    errors = tmp_path / "errors"
+    errors.mkdir()
+    why = "It needs a Ray cluster, which errorkb's vLLM environment does not install."
+    (errors / "ray.yaml").write_text(ENTRY.split("reproduce:")[0] + f"reproduce:\n  not_reproducible: \"{why} <b>x</b>\"\n")
+    entries, problems = load_entries(errors, tmp_path)
+    assert not problems, [str(p) for p in problems]
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    render_docs(SiteInput(catalog=CATALOG, entries=entries, engine_args=ENGINE_ARGS), docs, ROOT)
+    page = (docs / "errors" / "0123456789abcdef.md").read_text()
+    line = next(line for line in page.splitlines() if line.startswith("Not reproduced:"))
+    assert "It needs a Ray cluster" in line and "<b>x</b>" not in line and "&lt;b>x" in line
+    (errors / "ray.yaml").write_text(ENTRY.split("reproduce:")[0] + "reproduce:\n  not_reproducible: too short\n")
+    _, problems = load_entries(errors, tmp_path)
+    assert problems and "reproduce" in str(problems[0])

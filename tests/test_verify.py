@@ -43,8 +43,12 @@ def cpu_tier(vllm_python, corpus_bundle, session_cache, tmp_path_factory):
 def test_every_curated_entry_has_reproduction_cases():
     entries, problems = load_entries(ROOT / "errors", ROOT)
     assert not problems
-    missing = [e.path for e in entries if not reproductions(e.slug, e.path, e.reproduce)]
-    assert missing == [], f"entries without a reproduce section: {missing}"
+    exempt = [e.path for e in entries if isinstance(e.reproduce, dict) and "not_reproducible" in e.reproduce]
+    missing = [e.path for e in entries if not reproductions(e.slug, e.path, e.reproduce) and e.path not in exempt]
+    assert missing == [], (f"entries without a reproduce section: {missing}; add an error and a fix case, or "
+                           "`not_reproducible:` saying why no machine can reach the error")
+    # an exemption is for what neither tier can reach: each says why, and they stay few
+    assert len(exempt) <= len(entries) // 10, exempt
 
 
 @pytest.mark.vllm

@@ -275,7 +275,7 @@ def _reproduce_problems(entry: ErrorEntry, flags: set[str], revision: str, model
     explain, cases of one pair on different tiers, a health check without a server,
     ``vllm serve`` flags the pin lacks, a ``models/...`` folder without its config.json."""
     raw = entry.reproduce
-    if not raw:
+    if not raw or (isinstance(raw, dict) and "not_reproducible" in raw):
         return []
     pairs = raw if isinstance(raw, list) else [raw]
     problems = []

@@ -93,7 +93,9 @@ def _subschema(key: Key) -> dict:
     root = entry_schema()
     schema = _resolve(root, root)
     for part in key:
-        options = [schema, *(_resolve(s, root) for s in (*schema.get("oneOf", ()), *schema.get("anyOf", ())))]
+        # the alternatives a value may take: oneOf/anyOf, and those of an if/then/else
+        branches = [schema, *(_resolve(schema[k], root) for k in ("then", "else") if k in schema)]
+        options = [*branches, *(_resolve(s, root) for b in branches for s in (*b.get("oneOf", ()), *b.get("anyOf", ())))]
         if isinstance(part, int):
             schema = next((o["items"] for o in options if "items" in o), {})
         else:

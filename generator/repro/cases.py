@@ -131,8 +131,9 @@ def _case(role: str, raw: dict) -> ReproCase:
 
 
 def reproductions(slug: str, path: str, raw: Any) -> list[Reproduction]:
-    """The pairs of an entry's (schema-valid) ``reproduce`` section."""
-    if not raw:
+    """The pairs of an entry's (schema-valid) ``reproduce`` section (none when it says why the
+    error cannot be reproduced: ``not_reproducible``)."""
+    if not raw or (isinstance(raw, dict) and "not_reproducible" in raw):
         return []
     pairs = raw if isinstance(raw, list) else [raw]
     several = isinstance(raw, list)
