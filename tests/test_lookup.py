@@ -13,6 +13,7 @@ from generator.lookup.clean import clean_paste, squash
 from test_corpus import RELEASES  # errorkb.toml's [history] releases
 from generator.lookup.match import LookupError_, Matcher, error_title
 from generator.scan.ids import split_template
+from generator.lookup.index import compact_index, matcher_from_index
 
 DATA = Path(__file__).resolve().parent / "data"
 VECTORS = json.loads((DATA / "lookup_vectors.json").read_text(encoding="utf-8"))
@@ -453,3 +454,48 @@ def test_a_malformed_foreign_file_names_the_item_and_what_to_fix(tmp_path):
     bad.write_text("errors: [\n")
     with pytest.raises(ValueError, match=r"foreign.yaml:2: YAML error"):
         load_foreign(bad)
+
+
+def _moved(rev: str, line: int) -> dict:
+    template = "max_num_seqs ({n}) exceeds available Mamba cache blocks ({m})."
+    return {"revision": rev, "errors": [{"id": "a" * 16, "exception": "ValueError", "template": template,
+                                         "sites": [{"path": "vllm/v1/x.py", "line": line, "function": "f", "template": template}]}]}
+
+
+def test_the_line_of_the_raise_tells_the_release_where_the_index_has_the_lines():
+    from generator.lookup.match import Matcher
+
+    catalogs = [_moved("v1", 10), _moved("v2", 20), _moved("v3", 20)]
+    paste = ('Traceback (most recent call last):\n  File "/opt/venv/lib/python3.12/site-packages/vllm/v1/x.py", line 10, in f\n'
+             "    raise ValueError(\nValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128).")
+    matcher = matcher_from_index(compact_index(catalogs, raise_lines=True))
+    found = matcher.releases_of(paste, matcher.lookup(paste)[0])
+    assert found["releases"] == ["v1"] and "the line of its raise (vllm/v1/x.py:10)" in found["evidence"]
+    stored = Matcher.from_snapshot(matcher.snapshot())
+    assert stored.releases_of(paste, stored.lookup(paste)[0]) == found
+    # a line no release raises it from says nothing; the browser's index has no lines at all
+    elsewhere = paste.replace("line 10", "line 15")
+    assert matcher.releases_of(elsewhere, matcher.lookup(elsewhere)[0])["releases"] == ["v1", "v2", "v3"]
+    assert "raise_lines" not in compact_index(catalogs)
+
+
+def test_a_stored_index_with_damaged_raise_lines_is_refused():
+    from generator.lookup.cache import index_problem
+
+    index = compact_index([_moved("v1", 10)], raise_lines=True)
+    assert index_problem(index) is None
+    index["raise_lines"]["a" * 16] = [["vllm/v1/x.py", "10", 1]]
+    assert "raise_lines" in index_problem(index)
+
+
+def test_lookup_command_names_the_release_by_the_line_of_the_raise(corpus_bundle, session_cache):
+    paste = """Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py", line 760, in check_enough_kv_cache_memory
+    raise ValueError(
+ValueError: To serve at least one request with the model's max seq len (131072), (16.0 GiB KV cache is needed, which is larger than the available KV cache memory (9.5 GiB). Based on the available memory, the estimated maximum model length is 77824. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."""
+    result = subprocess.run([sys.executable, "-m", "generator", "lookup", "--source", str(corpus_bundle), "--rev", "v0.33.0",
+                             "--cache-dir", str(session_cache), "--json", paste], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    releases = json.loads(result.stdout)["releases"]
+    assert releases["releases"] == ["v0.24.0"]
+    assert "the line of its raise (vllm/v1/core/kv_cache_utils.py:760)" in releases["evidence"]

@@ -39,7 +39,8 @@ def release_index(config: Config, args: argparse.Namespace) -> dict:
 
     revs, _ = history_revs(config, args)
     resolved = [open_revision(config, args, rev) for rev in revs]
-    path = index_path(resolved[0][1], [(r.rev, r.commit) for r, _ in resolved], scanner_fingerprint())
+    # the command line's index also has the lines of the raises (``raise_lines``), the site's does not
+    path = index_path(resolved[0][1], [(r.rev, r.commit) for r, _ in resolved], scanner_fingerprint() + "+raise-lines")
     return stored_index(path, lambda: _index(config, args, revs), INDEX_SCHEMA_VERSION)
 
 
@@ -57,7 +58,8 @@ def _index(config: Config, args: argparse.Namespace, revs: list) -> dict:
     from generator.lookup.index import compact_index
 
     catalogs = [c.to_json() for _, c in scan_catalogs(config, args, revs)]
-    return compact_index(catalogs, links=link_releases(catalogs, workers(args)) if len(catalogs) > 1 else [])
+    return compact_index(catalogs, links=link_releases(catalogs, workers(args)) if len(catalogs) > 1 else [],
+                         raise_lines=True)
 
 
 def _entries(config: Config) -> tuple[list, list]:

@@ -59,7 +59,17 @@ def index_problem(index) -> str | None:
     entries = index.get("entries", {})
     if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
         return "`entries` is not a mapping of entries"
+    lines = index.get("raise_lines", {})
+    if not isinstance(lines, dict) or not all(
+            isinstance(rows, list) and all(isinstance(row, list) and len(row) == 3
+                                           and isinstance(row[0], str) and _int(row[1]) and _int(row[2]) for row in rows)
+            for rows in lines.values()):
+        return "`raise_lines` is not a mapping of [path, line, releases] rows"
     return None
+
+
+def _int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def stored_index(path: Path, build: Callable[[], dict], schema_version: int) -> dict:

@@ -98,7 +98,7 @@ def rules() -> dict:
 
 
 def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, links: list | None = None,
-                  entries: dict[str, dict] | None = None) -> dict:
+                  entries: dict[str, dict] | None = None, raise_lines: bool = False) -> dict:
     """Every error of the catalogs (one per release, oldest first), compactly.
 
     The browser builds its matcher from this with the same rules as ``Matcher``:
@@ -107,15 +107,22 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
     has them; the command line's stored index does not). ``links``: the lineage of
     ``generator.history.lineage`` (an error that became another in a later release).
     ``entries``: by error id, the curated entry's {slug, title, summary, fix}.
+    ``raise_lines``: also, per error, the lines of its sites in each release
+    (``{id: [[path, line, releases bitmask], ...]}``), which tell a traceback's release by the
+    line of its raise; the command line's index has them, the browser's does not (a fifth more).
     """
     merged: dict[str, dict] = {}
     forms: dict[str, list[str]] = {}
     kinds: dict[str, str] = {}
     paths: dict[str, int] = {}  # a file's path → bitmask of the releases whose sites are in it
+    lines: dict[str, dict[tuple[str, int], int]] = {}  # error id → (path, line) → releases bitmask
     for number, catalog in enumerate(catalogs):
         for error in catalog["errors"]:
             for site in error["sites"]:
                 paths[site["path"]] = paths.get(site["path"], 0) | 1 << number
+                if raise_lines:
+                    at = lines.setdefault(error["id"], {})
+                    at[site["path"], site["line"]] = at.get((site["path"], site["line"]), 0) | 1 << number
     for catalog in catalogs:
         for error in catalog["errors"]:
             known = merged.get(error["id"])
@@ -152,6 +159,8 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
         "groups": problem_groups(merged, revisions, links or [], entries),
         "kinds": {i: kinds[i] for i in sorted(kinds)},
         "paths": {p: paths[p] for p in sorted(paths)},
+        **({"raise_lines": {i: [[p, n, m] for (p, n), m in sorted(lines[i].items())] for i in sorted(lines)}}
+           if raise_lines else {}),
         "rules": rules(),
         **({"curated": {i: curated[i] for i in sorted(curated) if i in merged}} if curated else {}),
         **({"entries": {i: entries[i] for i in sorted(entries) if i in merged}} if entries else {}),
@@ -262,7 +271,8 @@ def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
     ]
     templates = [([template] if has_message else []) + forms for _, _, template, has_message, _, _, forms in index["errors"]]
     return Matcher(errors, templates, groups=index.get("groups", {}),
-                   revisions=index.get("revisions", []), site_url=site_url, paths=index.get("paths", {}))
+                   revisions=index.get("revisions", []), site_url=site_url, paths=index.get("paths", {}),
+                   raise_lines={i: {(p, n): m for p, n, m in rows} for i, rows in index.get("raise_lines", {}).items()})
 
 
 def matcher_from_catalogs(catalogs: list[dict], site_url: str = "") -> Matcher:

@@ -33,7 +33,7 @@ from itertools import chain
 from typing import Iterable
 
 from generator.lookup.clean import Origin, clean_paste, squash, squash_text, squashes_longer
-from generator.lookup.foreign import (WRAPPER, ForeignError, foreign_errors, foreign_frame, foreign_rows, from_rows,
+from generator.lookup.foreign import (FRAME, WRAPPER, ForeignError, foreign_errors, foreign_frame, foreign_rows, from_rows,
                                       last_exception, not_vllm, phase_of, traceback_frames)
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
@@ -272,7 +272,7 @@ def _entry_of(row: tuple) -> Entry:
     return Entry(error, list(chunks), list(segment_of), list(holes), literal, exception, grams)
 
 
-SNAPSHOT_VERSION = 3
+SNAPSHOT_VERSION = 4
 
 
 class _Postings:
@@ -297,7 +297,7 @@ class _Postings:
 class Matcher:
     def __init__(self, errors: list[LookupError_], templates: list[list[str]], groups: dict[str, str] | None = None,
                  revisions: list[str] | None = None, site_url: str = "", foreign: Iterable[ForeignError] | None = None,
-                 paths: dict[str, int] | None = None):
+                 paths: dict[str, int] | None = None, raise_lines: dict | None = None):
         """``templates[i]``: the templates (main first, then variants) of ``errors[i]``.
         ``groups``: error id → its problem's current error id (``index.problem_groups``).
         ``foreign``: the errors that are not vLLM's to tell (the package's ``foreign.yaml``)."""
@@ -317,12 +317,14 @@ class Matcher:
                 del self.index[gram]
         self.entry_grams = [e.grams for e in self.entries]
         self._set_up(errors, [e.id for e in errors], groups or {}, revisions or [], site_url,
-                     list(foreign_errors() if foreign is None else foreign), paths)
+                     list(foreign_errors() if foreign is None else foreign), paths, raise_lines)
 
     def _set_up(self, errors, ids: list[str], groups: dict[str, str], revisions: list[str], site_url: str,
-                foreign: list[ForeignError], paths: dict[str, int] | None = None) -> None:
+                foreign: list[ForeignError], paths: dict[str, int] | None = None, raise_lines: dict | None = None) -> None:
         self.errors = errors
         self.paths = paths or {}  # vllm/... path → bitmask of the releases that have it
+        # error id → (path, line) of a site → bitmask of the releases that raise it there
+        self.raise_lines = raise_lines or {}
         self.revisions = revisions
         self.site_url = site_url
         self.number = {id_: n for n, id_ in enumerate(ids)}
@@ -351,7 +353,7 @@ class Matcher:
             [marshal.dumps(_error_row(e)) for e in self.errors], [marshal.dumps(_entry_row(e)) for e in self.entries],
             tuple(self.entry_grams), starts, postings.tobytes(), tuple(self.short),
             {k: tuple(v) for k, v in self.by_location.items()}, dict(self.groups), foreign_rows(self.foreign),
-            dict(self.paths),
+            dict(self.paths), {i: dict(at) for i, at in self.raise_lines.items()},
         ))
 
     @classmethod
@@ -359,7 +361,7 @@ class Matcher:
         """A matcher from ``snapshot()``'s bytes; ValueError when they are not one."""
         try:
             (version, revisions, site_url, ids, errors, entries, grams, starts, postings, short, by_location, groups,
-             foreign, paths) = marshal.loads(data)
+             foreign, paths, raise_lines) = marshal.loads(data)
         except (EOFError, ValueError, TypeError) as exc:
             raise ValueError(f"not a stored matcher: {exc}") from None
         if version != SNAPSHOT_VERSION:
@@ -371,7 +373,7 @@ class Matcher:
         matcher.short = list(short)
         matcher.by_location = by_location
         matcher._set_up(_Lazy(errors, lambda blob: _error_of(marshal.loads(blob))), ids, groups, list(revisions),
-                        site_url, from_rows(foreign), paths)
+                        site_url, from_rows(foreign), paths, raise_lines)
         return matcher
 
     def _add(self, error: int, exception: str, template: str) -> None:
@@ -501,16 +503,21 @@ class Matcher:
                 evidence.append((f"the version string {version}", mask))
         paths = 0
         mask = everything
-        for path, _ in traceback_frames(cleaned):
-            path = path.replace("\\", "/")
+        frames = []  # (vllm/... path, line) of the traceback's frames in vLLM, innermost last
+        for found in FRAME.finditer(cleaned):
+            path = found.group(1).replace("\\", "/")
             at = path.rfind("/vllm/")
             relative = path[at + 1 :] if at != -1 else path if path.startswith("vllm/") else None
             if relative is not None and relative in self.paths:
                 mask &= self.paths[relative]
                 paths += 1
+                frames.append((relative, int(found.group(2))))
         if paths:
             evidence.append((f"the files of its traceback ({paths} frame{'s' if paths > 1 else ''})", mask))
         top = next((m for m in matches if m.verdict == "exact"), None)
+        raised = self._raise_line(top or (matches[0] if matches else None), frames)
+        if raised is not None:
+            evidence.append(raised)
         if top is not None:
             order = {r: n for n, r in enumerate(self.revisions)}
             evidence.append(("the wording of its message", sum(1 << order[v] for v in top.error.versions if v in order)))
@@ -523,6 +530,20 @@ class Matcher:
                 used.append(reason)
         releases = [r for n, r in enumerate(self.revisions) if combined >> n & 1]
         return {"releases": releases, "of": len(self.revisions), "last": self.revisions[-1], "version": version, "evidence": used}
+
+    def _raise_line(self, match: Match | None, frames: list[tuple[str, int]]) -> tuple[str, int] | None:
+        """(reason, releases) from the traceback frame that is a raise site of the match's
+        problem: the releases that raise one of its errors at that very line."""
+        if match is None or not self.raise_lines:
+            return None
+        ids = [match.error.id, *((match.current.id,) if match.current else ()), *(a.id for a in match.also)]
+        for path, line in reversed(frames):  # the innermost frame first: it is the raise
+            mask = 0
+            for id_ in ids:
+                mask |= self.raise_lines.get(id_, {}).get((path, line), 0)
+            if mask:
+                return f"the line of its raise ({path}:{line})", mask
+        return None
 
     def _verify(self, number: int, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
         """The best in-order match of the entry's chunks, anchored on one of its first chunks."""
