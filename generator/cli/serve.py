@@ -28,6 +28,7 @@ def add_parser(commands) -> None:
 def run(config: Config, args: argparse.Namespace) -> int:
     from generator.cli import build
     from generator.entries.load import load_entries
+    from generator.entries.lineage import LINEAGE_FILE, load_links
     from generator.entries.reports import REPORTS_FILE, load_reports
     from generator.site.preview import rebuild_error_pages, start_server, watched_files
 
@@ -48,7 +49,8 @@ def run(config: Config, args: argparse.Namespace) -> int:
         raise InputError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; "
                                  "pass another --port (0 picks a free one)") from None
     host, port = server.server_address[:2]
-    progress.say(f"serving {out} at http://{host}:{port}/ ; editing errors/*.yaml rebuilds that entry's pages; Ctrl-C stops")
+    progress.say(f"serving {out} at http://{host}:{port}/ ; editing errors/*.yaml rebuilds that entry's pages "
+                 "and the lookup's index; Ctrl-C stops")
     try:
         while True:
             time.sleep(POLL_S)
@@ -61,6 +63,12 @@ def run(config: Config, args: argparse.Namespace) -> int:
             if _refused(progress, problems, "the entries"):
                 continue
             ids = _ids_of(site.entries, changed, errors) | _ids_of(entries, changed, errors)
+            if str(errors / LINEAGE_FILE) in changed:  # the pages of every link, before and after
+                links, problems = load_links(errors, config.root)
+                if _refused(progress, problems, LINEAGE_FILE):
+                    continue
+                ids |= {i for link in [*site.manual_links, *links] for i in (link.source, link.target)}
+                site.manual_links = links
             if str(errors / REPORTS_FILE) in changed:  # the pages of every report, before and after
                 reports, problems = load_reports(errors, config.root)
                 if _refused(progress, problems, REPORTS_FILE):

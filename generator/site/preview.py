@@ -5,8 +5,9 @@ A full build renders and converts every error page (thousands); a contributor ed
 one entry wants that entry's pages back in seconds. ``rebuild_error_pages`` renders the
 site's Markdown for the given ids alone (``render_docs(only=...)``), runs mkdocs on them
 and the pages the navigation names, and puts each rebuilt page (HTML and JSON) in place
-in the served folder, one ``os.replace`` per file. The search index and the list pages
-keep what the last full build wrote until the next ``errorkb build``.
+in the served folder, one ``os.replace`` per file, and the paste box's lookup index (the
+entries and the links people wrote are in it). The search index and the list pages keep
+what the last full build wrote until the next ``errorkb build``.
 """
 
 from __future__ import annotations
@@ -53,6 +54,13 @@ def rebuild_error_pages(config_file: Path, site: SiteInput, out: Path, ids: set[
                         shutil.copyfile(source, staged)
                         os.replace(staged, target)
                 written.append(page.id)
+            # the paste box's index carries the entries' titles, summaries and problems
+            index = docs / "api" / "lookup-index.json"
+            if index.is_file():
+                staged = out / "api" / ".lookup-index.json.new"
+                staged.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(index, staged)
+                os.replace(staged, out / "api" / "lookup-index.json")
             return sorted(written)
         finally:
             shutil.rmtree(work, ignore_errors=True)
