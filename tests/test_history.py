@@ -211,3 +211,20 @@ def test_releases_linked_in_several_processes_give_the_same_history(tmp_path):
     assert alone["stats"]["links"] == 3  # v1 → v2: reworded and retyped; v2 → v3: the limit reworded again
     assert assemble_history(releases, workers=2) == alone
     assert link_releases(releases, 2) == link_releases(releases) == link_errors(*releases[:2]) + link_errors(*releases[1:])
+
+
+def _catalog(revision: str, errors: list[tuple[str, str, str]]) -> dict:
+    """A catalog of (id, template, path) raised as ValueError from a function of its own."""
+    return {"revision": revision, "errors": [
+        {"id": id_, "exception": "ValueError", "template": template, "kind": "raise",
+         "sites": [{"path": path, "function": f"f{n}", "line": 1, "template": template}]}
+        for n, (id_, template, path) in enumerate(errors)]}
+
+
+def test_a_short_message_needs_more_alike_to_have_moved():
+    old = _catalog("v1", [("1" * 16, "Unknown part type: {part_type}", "vllm/chat.py"),
+                          ("2" * 16, "The prompt must not be longer than the model's context window", "vllm/a.py")])
+    new = _catalog("v2", [("3" * 16, "Unknown parameter type: {parameter_type}", "vllm/fp8.py"),
+                          ("4" * 16, "The prompt must not be longer than the model context window here", "vllm/b.py")])
+    links = {(link.source, link.target): link.kind for link in link_errors(old, new)}
+    assert links == {("2" * 16, "4" * 16): "moved-reworded"}  # 0.83 alike: short, no; long, yes

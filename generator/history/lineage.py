@@ -12,7 +12,8 @@ OLD and not at NEW, one "added" the other way round):
   (difflib's ratio on the literal text); the exception type may have changed too
   (``ValueError`` → ``VLLMValidationError`` along with the words);
 - **moved and reworded**: as reworded, but from another function or module, which
-  needs templates at least ``MOVED_RATIO`` alike, or the old message's literal text
+  needs templates at least ``MOVED_RATIO`` alike (``SHORT_MOVED_RATIO`` when one has fewer
+  than ``SHORT_LITERAL`` characters of its own), or the old message's literal text
   whole at the start of the new one (a message that grew);
 - an error may become one that the newer release already raised (the V0 engine's check
   gone, the V1 engine's alike one kept): retyped or moved and reworded, as above.
@@ -44,6 +45,10 @@ from generator.scan.records import collector_paused
 
 REWORD_RATIO = 0.6
 MOVED_RATIO = 0.8
+# A few characters are alike by chance ("unknown part type" and "unknown parameter type"):
+# a short message needs more alike to have moved.
+SHORT_LITERAL = 25
+SHORT_MOVED_RATIO = 0.9
 HISTORY_SCHEMA_VERSION = 1
 
 
@@ -140,7 +145,7 @@ def link_errors(old: dict, new: dict) -> list[Link]:
                 matcher.set_seq2(text)
             matcher.set_seq1(other_text)
             ratio = matcher.ratio()
-            if ratio >= MOVED_RATIO:
+            if ratio >= (SHORT_MOVED_RATIO if min(len(text), len(other_text)) < SHORT_LITERAL else MOVED_RATIO):
                 candidates.append((round(ratio, 3), "moved-reworded", error["id"], other_id))
     links: list[Link] = []
     taken_from: set[str] = set()
