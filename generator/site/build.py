@@ -153,8 +153,13 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
     by_entry: dict[str, ErrorPage] = {}
     for page in curated_pages:  # one card per entry: an entry of several ids has several pages
         by_entry.setdefault(page.entry.slug, page)
+    # the most reported first; with fewer reports than cards, curated errors fill the rest
+    shown = most_reported(pages)[:HOME_CARDS]
+    keys = {p.entry.slug if p.entry is not None else p.id for p in shown}
+    shown += [p for p in sorted(by_entry.values(), key=lambda p: (p.title.lower(), p.id))
+              if p.entry.slug not in keys][:HOME_CARDS - len(shown)]
     cards = [{"id": p.id, "title": p.title, "summary": p.meaning, "exception": p.exception, "reports": len(p.reports),
-              "curated": p.curated} for p in most_reported(pages)[:HOME_CARDS]]
+              "curated": p.curated} for p in shown]
     write("index.md", env.get_template("home.md.j2").render(error_count=len(index["errors"]), revisions=index["revisions"],
                                                            cards=cards, curated_count=len(by_entry),
                                                            reports_gathered=reports_gathered(site.reports)))
