@@ -726,7 +726,8 @@ def test_search_ranks_curated_pages_first_and_finds_ids_and_flags(browser, site_
     assert _search(browser, some_id)[0] == f"errors/{some_id}/"
     about = _search(browser, "--max-num-seqs")[:5]  # a flag as people write it: pages about that flag
     flags = [json.loads((served_site / BASE / "api" / f"{href.rstrip('/')}.json").read_text())["flags"] for href in about]
-    assert sum(any(f["flag"] == "--max-num-seqs" for f in page) for page in flags) >= 3, about
+    has_flag = [any(f["flag"] == "--max-num-seqs" for f in page) for page in flags]
+    assert has_flag[0] and sum(has_flag) >= 2, about  # the first, and others among pages on max_num_batched_tokens
 
 
 def test_the_search_index_is_small(served_site):
