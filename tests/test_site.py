@@ -488,3 +488,14 @@ def test_an_entry_no_machine_can_reproduce_says_why_on_its_page(tmp_path):
     (errors / "ray.yaml").write_text(ENTRY.split("reproduce:")[0] + "reproduce:\n  not_reproducible: too short\n")
     _, problems = load_entries(errors, tmp_path)
     assert problems and "reproduce" in str(problems[0])
+
+
+def test_a_hostile_report_url_stays_inert(site_input, tmp_path):
+    from generator.entries.reports import Report
+
+    hostile = 'https://x.example/a"><script>window.pwned=7</script><a href="'
+    site_input.reports = [Report("fedcba9876543210", hostile), Report("torch-cuda-out-of-memory", hostile)]
+    build_site(ROOT / "mkdocs.yml", site_input, tmp_path / "site")
+    for page in ("errors/fedcba9876543210/index.html", "foreign/torch-cuda-out-of-memory/index.html"):
+        html = (tmp_path / "site" / page).read_text()
+        assert "Reported in 1 issue<" in html and "window.pwned=7</script>" not in html and "<script>window.pwned" not in html
