@@ -252,14 +252,15 @@ def link_next_pages(pages: list[ErrorPage]) -> None:
     curated: dict[str, ErrorPage] = {}
     for page in sorted((p for p in pages if p.curated and p.current), key=lambda p: (p.entry.slug, p.id)):
         curated.setdefault(page.entry.slug, page)  # one page per entry
+    their_flags = {slug: {f.name for f in other.flags} for slug, other in curated.items()}  # once, not per page
     for page in pages:
         if page.curated:
             continue
         flags = {f.name for f in page.flags}
         file = page.sites[0]["path"]
         scored = []
-        for other in curated.values():
-            shared = sorted(flags & {f.name for f in other.flags})
+        for slug, other in curated.items():
+            shared = sorted(flags & their_flags[slug])
             if shared:
                 why, rank = f"also about {', '.join('--' + n.replace('_', '-') for n in shared[:3])}", 0
             elif other.sites[0]["path"] == file:
