@@ -99,13 +99,14 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _running(marker: str) -> list[int]:
-    """Processes of this machine whose command line holds ``marker`` (zombies are dead)."""
+def _running(argv: list[str]) -> list[int]:
+    """Processes of this machine whose command line is exactly ``argv`` (zombies are dead)."""
     found = []
+    wanted = b"\0".join(a.encode() for a in argv) + b"\0"
     for name in os.listdir("/proc"):
         if name.isdigit() and int(name) != os.getpid():
             try:
-                if marker.encode() in Path(f"/proc/{name}/cmdline").read_bytes() and _alive(int(name)):
+                if Path(f"/proc/{name}/cmdline").read_bytes() == wanted and _alive(int(name)):
                     found.append(int(name))
             except OSError:
                 continue
@@ -113,14 +114,17 @@ def _running(marker: str) -> list[int]:
 
 
 def test_a_child_process_left_behind_is_killed_with_the_case(runner, tmp_path):
-    code = """
+    # A duration no other process on the machine holds, so a concurrent build or test
+    # run cannot be mistaken for the leaked child.
+    seconds = f"3001.{os.getpid()}{time.monotonic_ns() % 1_000_000}"
+    code = f"""
     import subprocess
-    child = subprocess.Popen(["sleep", "3001"])
+    child = subprocess.Popen(["sleep", "{seconds}"])
     """
     run = runner.run(request(python_case(code), tmp_path))
     assert run.outcome == "returned"
     assert run.leaked_processes and run.leaked == ["sleep"]
-    assert _running("3001") == [], "the leaked child is still running"
+    assert _running(["sleep", seconds]) == [], "the leaked child is still running"
 
 
 def test_a_command_line_case_runs_nothing_but_vllm(runner, tmp_path):
