@@ -225,3 +225,20 @@ def test_the_cuda_tier_needs_a_gpu(tmp_path, smi):
     [message] = result.stderr.strip().splitlines()
     assert "the cuda tier needs an NVIDIA GPU and nvidia-smi on this machine" in message, message
     assert not cache.exists(), "the source was resolved before the refusal"
+
+
+def test_of_two_pin_errors_worded_alike_the_raising_line_decides():
+    """compilation.py raises the same CUDAGraphMode message twice, spaced differently: the
+    traceback's innermost line names the one the case raised."""
+    from generator.cli.verify import raising_match
+    from generator.lookup.match import LookupError_, Matcher
+
+    sites = [{"path": "vllm/config/compilation.py", "line": line, "function": "CompilationConfig.resolve"} for line in (1410, 1488)]
+    errors = [LookupError_(f"e{i}", "ValueError", t, "ValueError", "", ["v1"], [site])
+              for i, (t, site) in enumerate(zip(["mode {m} is not supported (support: {s})", "mode {m} is not supported (support:{s}) "], sites))]
+    matcher = Matcher(errors, [[e.template] for e in errors])
+    for line, expected in ((1410, "e0"), (1488, "e1")):
+        tb = (f'Traceback (most recent call last):\n  File "/venv/lib/vllm/config/compilation.py", line {line}, in resolve\n'
+              "    raise ValueError(msg)\nValueError: mode FULL is not supported (support: NEVER)")
+        matches, _ = matcher.lookup(tb, top=5)
+        assert raising_match(matches, tb) == expected

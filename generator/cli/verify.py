@@ -56,8 +56,8 @@ def run(config: Config, args: argparse.Namespace) -> int:
     matcher = matcher_from_catalogs([data], config.site_url)
 
     def match(text: str) -> str | None:
-        matches, _ = matcher.lookup(text, top=1)
-        return matches[0].error.id if matches else None
+        matches, _ = matcher.lookup(text, top=5)
+        return raising_match(matches, text)
 
     watch = args.tier == "cpu" and args.executor == "local"
     pairs = [requests_for(r, errors_by_id, config.root, watch) for r in repros]
@@ -100,3 +100,21 @@ def run(config: Config, args: argparse.Namespace) -> int:
         raise Findings(summary)
     print(summary, file=sys.stderr)
     return 0
+
+
+def raising_match(matches: list, text: str) -> str | None:
+    """The first match's id; of several pin errors tied with it (two sites whose messages
+    differ only in spaces), the one raised at the traceback's innermost vLLM line."""
+    from generator.lookup.foreign import FRAME
+
+    if not matches:
+        return None
+    tied = [m for m in matches if m.rank_key == matches[0].rank_key]
+    frames = [(f.group(1).replace("\\", "/"), int(f.group(2))) for f in FRAME.finditer(text) if "vllm/" in f.group(1)]
+    if len(tied) > 1 and frames:
+        path, line = frames[-1]
+        path = path[path.rfind("vllm/"):]
+        for m in tied:
+            if any(site["path"] == path and site["line"] == line for site in m.error.sites):
+                return m.error.id
+    return matches[0].error.id
