@@ -118,6 +118,23 @@ def test_frame_identifies_a_raise_without_message():
     assert top(m, tb) == "e0"
 
 
+
+def test_words_of_an_exception_type_name_are_not_its_message():
+    m = tiny_matcher(("NotImplementedError", "not implemented"))
+    assert top(m, "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:") is None
+    assert top(m, "NotImplementedError: not implemented") == "e0"
+
+
+def test_a_message_raised_in_another_packages_frame_is_not_vllms():
+    """vLLM once copied transformers' rope_scaling check: the frame says who raised it."""
+    m = tiny_matcher(("ValueError", "`rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {self.rope_scaling}"))
+    tb = ('Traceback (most recent call last):\n  File "/usr/lib/python3/dist-packages/transformers/models/llama/configuration_llama.py", line 182, in _rope_scaling_validation\n'
+          "    raise ValueError(\nValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {'factor': 8.0}")
+    matches, foreign = m.lookup(tb)
+    assert matches == [] and foreign["source"] == "transformers" and foreign["role"] == "answer"
+    assert top(m, tb.replace("/transformers/models/llama/", "/vllm/transformers_utils/")) == "e0"
+
+
 # --- bad input ---------------------------------------------------------------------------
 
 

@@ -27,13 +27,14 @@ import array
 import heapq
 import marshal
 import re
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Iterable
 
 from generator.lookup.clean import Origin, clean_paste, squash, squash_text, squashes_longer
-from generator.lookup.foreign import (FRAME, WRAPPER, ForeignError, foreign_errors, foreign_frame, foreign_rows, from_rows,
+from generator.lookup.foreign import (EXCEPTION_LINE, FRAME, WRAPPER, ForeignError, foreign_errors, foreign_frame, foreign_rows, from_rows,
                                       last_exception, not_vllm, phase_of, traceback_frames)
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
@@ -272,26 +273,163 @@ def _entry_of(row: tuple) -> Entry:
     return Entry(error, list(chunks), list(segment_of), list(holes), literal, exception, grams)
 
 
-SNAPSHOT_VERSION = 4
+SNAPSHOT_VERSION = 5
+
+
+def _inside_type_name(cleaned: str, start: int, end: int) -> bool:
+    """Whether [start, end) lies within the ``SomeError`` of a ``SomeError: message`` line
+    (a match found from the traceback alone has no span: end is 0)."""
+    if end <= start:
+        return False
+    line_start = cleaned.rfind("\n", 0, start) + 1
+    line_end = cleaned.find("\n", start)
+    line = cleaned[line_start : len(cleaned) if line_end == -1 else line_end]
+    colon = line.find(":")
+    if colon == -1 or end > line_start + colon:
+        return False
+    return EXCEPTION_LINE.match(line.strip()) is not None
+
+
+def _raised_outside_vllm(cleaned: str, frames: list[tuple[str, str]], last: tuple[int, str] | None) -> tuple[int, int] | None:
+    """(start, end) of the last exception's message when the frame right above it, the
+    traceback's innermost, is another package's code (``foreign_frame``'s packages)."""
+    if last is None or not frames or foreign_frame(frames) is None:
+        return None
+    frame = None
+    for frame in FRAME.finditer(cleaned):
+        pass
+    if frame is None or frame.end() > last[0]:
+        return None
+    between = cleaned[frame.end() : last[0]].strip("\n").split("\n")
+    if len(between) > 3:  # the code line of the frame (and a caret line), nothing else
+        return None
+    line_end = cleaned.find("\n", last[0])
+    line = cleaned[last[0] : len(cleaned) if line_end == -1 else line_end]
+    colon = line.find(": ")
+    if colon == -1:
+        return None
+    return last[0] + colon + 2, last[0] + colon + 2 + 2
 
 
 class _Postings:
     """The gram index of a stored matcher: gram → the entries that have it, read from one
-    array of ``[count, entry, entry, ...]`` runs."""
+    array of ``[count, entry, entry, ...]`` runs. The grams themselves are an open-addressing
+    hash table over plain arrays (slot → gram number; gram number → its UTF-8 bytes and its
+    run): reading 118,000 grams back as a dict took 30 ms of every lookup, the table takes
+    none, and a paste asks for a few thousand grams at a microsecond each. The hash is CRC-32,
+    the same in every process (``hash(str)`` is salted per process)."""
 
-    def __init__(self, starts: dict[str, int], data: bytes):
-        self.starts = starts
+    def __init__(self, table: bytes, keys: bytes, key_ends: bytes, runs: bytes, data: bytes):
+        self.table = memoryview(table).cast("i")
+        self.mask = len(self.table) - 1
+        self.keys = keys
+        self.key_ends = memoryview(key_ends).cast("i")
+        self.runs = memoryview(runs).cast("i")
         self.view = memoryview(data).cast("i")
 
-    def __contains__(self, gram: str) -> bool:
-        return gram in self.starts
+    @staticmethod
+    def pack(index: dict[str, list[int]]) -> tuple[bytes, bytes, bytes, bytes, bytes]:
+        """The arrays of ``__init__`` for ``index`` (grams in sorted order: the same bytes for the same index)."""
+        grams = sorted(index)
+        size = 1 << max(4, (2 * len(grams)).bit_length())  # at most half full: short probe runs
+        table = array.array("i", [-1]) * size
+        keys = bytearray()
+        key_ends = array.array("i")
+        runs = array.array("i")
+        postings = array.array("i")
+        for number, gram in enumerate(grams):
+            key = gram.encode("utf-8")
+            keys += key
+            key_ends.append(len(keys))
+            runs.append(len(postings))
+            postings.append(len(index[gram]))
+            postings.extend(index[gram])
+            slot = zlib.crc32(key) & (size - 1)
+            while table[slot] != -1:
+                slot = (slot + 1) & (size - 1)
+            table[slot] = number
+        return table.tobytes(), bytes(keys), key_ends.tobytes(), runs.tobytes(), postings.tobytes()
 
-    def __getitem__(self, gram: str):
-        at = self.starts[gram]
+    def _number(self, gram: str) -> int:
+        key = gram.encode("utf-8")
+        table, ends, keys, mask = self.table, self.key_ends, self.keys, self.mask
+        slot = zlib.crc32(key) & mask
+        while True:
+            number = table[slot]
+            if number < 0:
+                return -1
+            if keys[ends[number - 1] if number else 0 : ends[number]] == key:
+                return number
+            slot = (slot + 1) & mask
+
+    def get(self, gram: str):
+        """The entries that have ``gram`` (a view), or None."""
+        number = self._number(gram)
+        if number < 0:
+            return None
+        at = self.runs[number]
         return self.view[at + 1 : at + 1 + self.view[at]]
 
+    def __contains__(self, gram: str) -> bool:
+        return self._number(gram) >= 0
+
+    def __getitem__(self, gram: str):
+        found = self.get(gram)
+        if found is None:
+            raise KeyError(gram)
+        return found
+
     def items(self):
-        return ((gram, list(self[gram])) for gram in self.starts)
+        ends = self.key_ends
+        for number in range(len(ends)):
+            gram = self.keys[ends[number - 1] if number else 0 : ends[number]].decode("utf-8")
+            at = self.runs[number]
+            yield gram, list(self.view[at + 1 : at + 1 + self.view[at]])
+
+
+class _LazyMapping(dict):
+    """A mapping stored as one ``marshal`` blob, decoded the first time it is read (only
+    pastes with traceback frames read these)."""
+
+    def __init__(self, blob: bytes):
+        super().__init__()
+        self._blob = blob
+
+    def _load(self):
+        if self._blob is not None:
+            blob, self._blob = self._blob, None
+            self.update(marshal.loads(blob))
+
+    def get(self, key, default=None):
+        self._load()
+        return super().get(key, default)
+
+    def __getitem__(self, key):
+        self._load()
+        return super().__getitem__(key)
+
+    def __setitem__(self, key, value):
+        self._load()
+        super().__setitem__(key, value)
+
+    def __contains__(self, key):
+        self._load()
+        return super().__contains__(key)
+
+    def __len__(self):
+        self._load()
+        return super().__len__()
+
+    def __bool__(self):
+        return self._blob is not None or super().__len__() > 0
+
+    def __iter__(self):
+        self._load()
+        return super().__iter__()
+
+    def items(self):
+        self._load()
+        return super().items()
 
 
 class Matcher:
@@ -342,27 +480,24 @@ class Matcher:
         """The matcher as plain data (``marshal``: no code runs when it is read back). Each
         error and entry is a blob of its own, decoded when a lookup first needs it; the
         gram index is one array of postings (reading 100,000 lists back took 40 ms)."""
-        starts: dict[str, int] = {}
-        postings = array.array("i")
-        for gram, entries in self.index.items():
-            starts[gram] = len(postings)
-            postings.append(len(entries))
-            postings.extend(entries)
+        index = self.index if isinstance(self.index, dict) else dict(self.index.items())
+        raise_lines = {i: at if isinstance(at, bytes) else marshal.dumps(dict(at)) for i, at in self.raise_lines.items()}
         return marshal.dumps((
             SNAPSHOT_VERSION, tuple(self.revisions), self.site_url, [e.id for e in self.errors],
             [marshal.dumps(_error_row(e)) for e in self.errors], [marshal.dumps(_entry_row(e)) for e in self.entries],
-            tuple(self.entry_grams), starts, postings.tobytes(), tuple(self.short),
-            {k: tuple(v) for k, v in self.by_location.items()}, dict(self.groups), foreign_rows(self.foreign),
-            dict(self.paths),
+            tuple(self.entry_grams), _Postings.pack(index), tuple(self.short),
+            # read only when a paste has traceback frames
+            marshal.dumps({k: tuple(v) for k, v in self.by_location.items()}),
+            dict(self.groups), foreign_rows(self.foreign), dict(self.paths),
             # one blob per error, decoded when a paste's traceback asks (78,000 sites: 0.1 s to read whole)
-            {i: at if isinstance(at, bytes) else marshal.dumps(dict(at)) for i, at in self.raise_lines.items()},
+            marshal.dumps(raise_lines),
         ))
 
     @classmethod
     def from_snapshot(cls, data: bytes) -> "Matcher":
         """A matcher from ``snapshot()``'s bytes; ValueError when they are not one."""
         try:
-            (version, revisions, site_url, ids, errors, entries, grams, starts, postings, short, by_location, groups,
+            (version, revisions, site_url, ids, errors, entries, grams, postings, short, by_location, groups,
              foreign, paths, raise_lines) = marshal.loads(data)
         except (EOFError, ValueError, TypeError) as exc:
             raise ValueError(f"not a stored matcher: {exc}") from None
@@ -371,11 +506,11 @@ class Matcher:
         matcher = cls.__new__(cls)
         matcher.entries = _Lazy(entries, lambda blob: _entry_of(marshal.loads(blob)))
         matcher.entry_grams = grams
-        matcher.index = _Postings(starts, postings)
+        matcher.index = _Postings(*postings)
         matcher.short = list(short)
-        matcher.by_location = by_location
+        matcher.by_location = _LazyMapping(by_location)
         matcher._set_up(_Lazy(errors, lambda blob: _error_of(marshal.loads(blob))), ids, groups, list(revisions),
-                        site_url, from_rows(foreign), paths, raise_lines)
+                        site_url, from_rows(foreign), paths, _LazyMapping(raise_lines))
         return matcher
 
     def _add(self, error: int, exception: str, template: str) -> None:
@@ -412,7 +547,7 @@ class Matcher:
 
         index = self.index
         grams = {flat[i : i + GRAM] for i in range(len(flat) - GRAM + 1)}
-        counts = Counter(chain.from_iterable(index[g] for g in grams if g in index))
+        counts = Counter(chain.from_iterable(filter(None, map(index.get, grams))))
         grams_of = self.entry_grams
         # Keep the templates of which a fair share of grams occur, best share first.
         ranked = [(-n / grams_of[e], -n, e) for e, n in counts.items() if n * CANDIDATE_SHARE >= grams_of[e] or n >= CANDIDATE_GRAMS]
@@ -436,6 +571,13 @@ class Matcher:
                 for inner in found
             )
         ranked = self._one_per_problem(sorted(found, key=lambda m: m.rank_key, reverse=True))
+        raised_by = _raised_outside_vllm(cleaned, frames, last)
+        if raised_by is not None:
+            # The last exception was raised in another package's code (its frame is the
+            # traceback's innermost): a vLLM template with the same words (vLLM once copied
+            # transformers' rope_scaling check) is not what raised it.
+            start, end = raised_by
+            ranked = [m for m in ranked if m.frame or not start <= m.start <= end]
 
         foreign = not_vllm(cleaned, not ranked, self.foreign) or (None if ranked else foreign_frame(frames))
         if foreign is None:
@@ -567,6 +709,8 @@ class Matcher:
             while start != -1 and tries < ANCHOR_TRIES:
                 tries += 1
                 found = self._walk(entry, first, start, skipped, flat, origin, cleaned, last)
+                if found is not None and _inside_type_name(cleaned, found.start, found.end):
+                    found = None  # "not implemented" in "NotImplementedError: No operator found": a type name is no message
                 if found is not None and (best is None or found.rank_key > best.rank_key):
                     best = found
                 start = flat.find(anchor, start + 1)

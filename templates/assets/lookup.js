@@ -1202,6 +1202,33 @@
       return best;
     }
 
+    /** Whether [start, end) lies within the SomeError of a "SomeError: message" line (match.py: _inside_type_name). */
+    insideTypeName(cleaned, start, end) {
+      if (end <= start) return false;
+      const lineStart = start === 0 ? 0 : cleaned.lastIndexOf("\n", start - 1) + 1;
+      let lineEnd = cleaned.indexOf("\n", start);
+      if (lineEnd === -1) lineEnd = cleaned.length;
+      const line = cleaned.slice(lineStart, lineEnd);
+      const colon = line.indexOf(":");
+      if (colon === -1 || end > lineStart + colon) return false;
+      return this.rules.exceptionLine.test(pyStrip(line));
+    }
+
+    /** [start, end] of the last exception's message when the traceback's innermost frame, right above it, is another package's (match.py: _raised_outside_vllm). */
+    raisedOutsideVllm(cleaned, frames, last) {
+      if (last === null || !frames.length || this.foreignFrame(frames) === null) return null;
+      let frameEnd = -1;
+      for (const m of cleaned.matchAll(this.rules.frame)) frameEnd = m.index + m[0].length;
+      if (frameEnd === -1 || frameEnd > last[0]) return null;
+      const between = cleaned.slice(frameEnd, last[0]).replace(/^\n+|\n+$/g, "").split("\n");
+      if (between.length > 3) return null;
+      let lineEnd = cleaned.indexOf("\n", last[0]);
+      if (lineEnd === -1) lineEnd = cleaned.length;
+      const colon = cleaned.slice(last[0], lineEnd).indexOf(": ");
+      if (colon === -1) return null;
+      return [last[0] + colon + 2, last[0] + colon + 4];
+    }
+
     foreignFrame(frames) {
       if (!frames.length) return null;
       const path = frames[frames.length - 1][0].replace(/\\/g, "/");
@@ -1265,12 +1292,14 @@
         );
       }
       // sorted(reverse=True) is stable: equal keys keep their order
-      const best = this.onePerProblem(
+      let best = this.onePerProblem(
         found
           .map((match) => [match, match.rankKey])
           .sort((x, y) => compareTuples(y[1], x[1]))
           .map((pair) => pair[0]),
       );
+      const raisedBy = this.raisedOutsideVllm(cleaned, frames, last);
+      if (raisedBy !== null) best = best.filter((m) => m.frame || !(raisedBy[0] <= m.start && m.start <= raisedBy[1]));
 
       const foreign = this.notVllm(cleaned, !best.length) || (best.length ? null : this.foreignFrame(frames));
       if (foreign === null) {
@@ -1297,7 +1326,9 @@
         let tries = 0;
         while (start !== -1 && tries < this.rules.anchorTries) {
           tries += 1;
-          const found = this.walk(entry, first, start, skipped, flat, origin, cleaned, last);
+          let found = this.walk(entry, first, start, skipped, flat, origin, cleaned, last);
+          // a type name is no message (match.py: _inside_type_name)
+          if (found !== null && this.insideTypeName(cleaned, found.start, found.end)) found = null;
           if (found !== null && (best === null || compareTuples(found.rankKey, best.rankKey) > 0)) best = found;
           start = pyFind(flat, anchor, start + 1);
         }
