@@ -125,6 +125,19 @@ def test_words_of_an_exception_type_name_are_not_its_message():
     assert top(m, "NotImplementedError: not implemented") == "e0"
 
 
+
+def test_a_logged_message_is_no_exceptions_message():
+    from generator.lookup.match import LookupError_, Matcher
+
+    errors = [LookupError_("e0", "ERROR", "Failed to load {filename}", "Failed to load", "", ["v1"], [], kind="log"),
+              LookupError_("e1", "RuntimeError", "Failed to load the tokenizer. If the tokenizer is a custom tokenizer, set trust_remote_code.",
+                           "Failed to load the tokenizer", "", ["v1"], [])]
+    m = Matcher(errors, [[e.template] for e in errors])
+    matches, _ = m.lookup("RuntimeError: Failed to load the tokenizer. If the tokenizer is a custom tokenizer, set trust_remote_code.")
+    assert [x.error.id for x in matches] == ["e1"]
+    assert top(m, "RuntimeError: Failed to load the weights") is None
+    assert top(m, "ERROR 01-02 03:04:05 [adapters.py:113] Failed to load score_weights.pt") == "e0"
+
 def test_a_message_raised_in_another_packages_frame_is_not_vllms():
     """vLLM once copied transformers' rope_scaling check: the frame says who raised it."""
     m = tiny_matcher(("ValueError", "`rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {self.rope_scaling}"))
@@ -294,6 +307,26 @@ def test_one_result_per_problem_and_the_newest_release_first():
     assert data["also"] == [{"id": "a000000000000001", "versions": ["v1", "v2"]}]
     assert data["verdict"] == "exact" and data["message"] == "max_num_seqs (256) exceeds available Mamba cache blocks (161)."
 
+
+
+def test_of_one_entrys_pin_errors_the_matched_one_is_the_current_one():
+    """An entry may hold two errors the pin raises (an input and an output check): a paste of
+    the second is answered with the second, not sent to the first as "an older wording"."""
+    from generator.lookup.index import compact_index, matcher_from_index
+
+    def error(id_, template, line):
+        site = {"path": "vllm/q.py", "line": line, "function": "create_weights", "template": template}
+        return {"id": id_, "exception": "ValueError", "template": template, "has_message": True, "sites": [site]}
+
+    errors = [error("a000000000000002", "The input size is not aligned with the quantized weight shape.", 10),
+              error("b000000000000002", "The output size is not aligned with the quantized weight shape.", 20)]
+    entry = {"slug": "not-aligned", "title": "Not aligned", "summary": "", "fix": None}
+    index = compact_index([{"revision": "v1", "errors": errors}, {"revision": "v2", "errors": errors}],
+                          entries={e["id"]: entry for e in errors})
+    (match,), _ = matcher_from_index(index).lookup("ValueError: The output size is not aligned with the quantized weight shape.")
+    data = match.to_json()
+    assert data["id"] == data["current"]["id"] == "b000000000000002"
+    assert [a["id"] for a in data["also"]] == ["a000000000000002"]
 
 def test_an_old_match_leads_to_the_current_error():
     """A paste of the old wording matches the old id best; the result is the problem's current error."""

@@ -19,8 +19,9 @@ from typing import Callable
 
 from generator.files import write_atomically
 
-# a row of the index's "errors": id, exception, template, has_message, versions, sites, forms
-_ROW_TYPES = (str, str, str, bool, list, list, list)
+# a row of the index's "errors": id, exception, template, has_message, versions (a bitmask
+# over "revisions"), sites ([path number in "paths", line, function]), forms
+_ROW_TYPES = (str, str, str, bool, int, list, list)
 
 
 def index_path(cache_dir: Path, commits: list[tuple[str, str]], fingerprint: str) -> Path:
@@ -29,9 +30,9 @@ def index_path(cache_dir: Path, commits: list[tuple[str, str]], fingerprint: str
     return cache_dir / f"lookup-index-{key}.json"
 
 
-def _site_ok(site) -> bool:
-    return (isinstance(site, list) and len(site) == 3 and isinstance(site[0], str)
-            and isinstance(site[1], int) and isinstance(site[2], str))
+def _site_ok(site, paths: int) -> bool:
+    return (isinstance(site, list) and len(site) == 3 and _int(site[0]) and 0 <= site[0] < paths
+            and _int(site[1]) and isinstance(site[2], str))
 
 
 def index_problem(index) -> str | None:
@@ -43,19 +44,21 @@ def index_problem(index) -> str | None:
         return "no list of revisions"
     if not isinstance(errors, list):
         return "no list of errors"
+    paths = index.get("paths", {})
+    if not isinstance(paths, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in paths.values()):
+        return "`paths` is not a mapping of release masks"
     for row in errors:
         if (not isinstance(row, list) or len(row) != len(_ROW_TYPES)
-                or not all(isinstance(value, kind) for value, kind in zip(row, _ROW_TYPES))
-                or not all(isinstance(v, str) for v in row[4]) or not all(map(_site_ok, row[5]))
+                or not all(isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+                           for value, kind in zip(row, _ROW_TYPES))
+                or row[4] < 0 or row[4] >> len(revisions)
+                or not all(_site_ok(site, len(paths)) for site in row[5])
                 or not all(isinstance(f, str) for f in row[6])):
             return f"an error row that is not [id, exception, template, has_message, versions, sites, forms]: {str(row)[:80]}"
     for name in ("groups", "kinds"):
         table = index.get(name, {})
         if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
             return f"`{name}` is not a mapping of strings"
-    paths = index.get("paths", {})
-    if not isinstance(paths, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in paths.values()):
-        return "`paths` is not a mapping of release masks"
     entries = index.get("entries", {})
     if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
         return "`entries` is not a mapping of entries"

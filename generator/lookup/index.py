@@ -21,7 +21,7 @@ from generator.text import CUT_TRAILING, ELLIPSIS, error_path, error_url, foreig
 # 2: the rules carry every number and pattern that lookup.js needs (1 carried only a few).
 # 3: groups (one result per problem), kinds, curated summaries, foreign errors with ids.
 # 4: forms no longer repeat the main template; the releases each file is in.
-INDEX_SCHEMA_VERSION = 5
+INDEX_SCHEMA_VERSION = 6
 
 
 def _source(pattern: re.Pattern) -> str:
@@ -91,6 +91,7 @@ def rules() -> dict:
             "chatter_keep": _source(clean.CHATTER_KEEP),
             "drop_run": _source(clean.DROP_RUN),
             "exception_line": _source(foreign.EXCEPTION_LINE),
+            "exception_prefix": _source(match.EXCEPTION_PREFIX),
             "frame": _source(foreign.FRAME),
             "hole": _source(match.HOLE),
         },
@@ -148,13 +149,19 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
     # within its window (by id, the browser's index was 1.3 MB gzipped; so, 0.9 MB).
     ids = sorted(merged, key=lambda i: (merged[i]["sites"][0][0] if merged[i]["sites"] else "", merged[i]["template"], i))
     revisions = [c["revision"] for c in catalogs]
+    place = {revision: number for number, revision in enumerate(revisions)}
+    path_number = {path: number for number, path in enumerate(sorted(paths))}
     entries = entries or {}
     return {
         "schema_version": INDEX_SCHEMA_VERSION,
         "revisions": revisions,
-        # forms: the templates besides the main one (the main one is not repeated: a third of the size)
+        # forms: the templates besides the main one (the main one is not repeated: a third of the size);
+        # versions: a bitmask over `revisions`; a site's path: its number in `paths` (sorted), so
+        # the browser's index stays under 1 MB gzipped (error_rows() reads them back)
         "errors": [[merged[i]["id"], merged[i]["exception"], merged[i]["template"], merged[i]["has_message"],
-                    merged[i]["versions"], merged[i]["sites"], [f for f in forms[i] if f != merged[i]["template"]]]
+                    sum(1 << place[v] for v in merged[i]["versions"]),
+                    [[path_number[p], line, function] for p, line, function in merged[i]["sites"]],
+                    [f for f in forms[i] if f != merged[i]["template"]]]
                    for i in ids],
         "groups": problem_groups(merged, revisions, links or [], entries),
         "kinds": {i: kinds[i] for i in sorted(kinds)},
@@ -234,12 +241,22 @@ def entries_for_index(entries) -> dict[str, dict]:
     return found
 
 
+def error_rows(index: dict) -> list[tuple]:
+    """The index's error rows as (id, exception, template, has_message, versions, sites, forms),
+    with the versions and the sites' paths spelled out."""
+    revisions = index.get("revisions", [])
+    paths = list(index.get("paths", {}))
+    return [(id_, exception, template, has_message, [r for n, r in enumerate(revisions) if mask >> n & 1],
+             [(paths[p], line, function) for p, line, function in sites], forms)
+            for id_, exception, template, has_message, mask, sites, forms in index["errors"]]
+
+
 def regroup(index: dict, entries: dict[str, dict], links: list[tuple[str, str]] = ()) -> dict:
     """The index with the curated entries' ids and the links people wrote (``errors/lineage.yaml``)
     joined into problems, and the entries' titles and summaries carried (the command line
     adds the project's entries and links to its stored index)."""
     errors = {row[0]: {"exception": row[1], "template": row[2], "has_message": row[3], "versions": row[4]}
-              for row in index["errors"]}
+              for row in error_rows(index)}
     pairs = list(index.get("groups", {}).items()) + [(a, b) for a, b in links if a in errors and b in errors]
     titles = dict(index.get("curated", {}))
     titles.update({i: e["title"] for i, e in entries.items() if i in errors})
@@ -253,6 +270,7 @@ def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
     order = {revision: place for place, revision in enumerate(index.get("revisions", []))}
     kinds = index.get("kinds", {})
     entries = index.get("entries", {})
+    rows = error_rows(index)
     errors = [
         LookupError_(
             id=id_,
@@ -267,9 +285,9 @@ def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
             kind=kinds.get(id_, "raise"),
             entry=entries.get(id_),
         )
-        for id_, exception, template, has_message, versions, sites, _ in index["errors"]
+        for id_, exception, template, has_message, versions, sites, _ in rows
     ]
-    templates = [([template] if has_message else []) + forms for _, _, template, has_message, _, _, forms in index["errors"]]
+    templates = [([template] if has_message else []) + forms for _, _, template, has_message, _, _, forms in rows]
     return Matcher(errors, templates, groups=index.get("groups", {}),
                    revisions=index.get("revisions", []), site_url=site_url, paths=index.get("paths", {}),
                    raise_lines={i: {(p, n): m for p, n, m in rows} for i, rows in index.get("raise_lines", {}).items()})

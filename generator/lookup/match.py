@@ -276,6 +276,14 @@ def _entry_of(row: tuple) -> Entry:
 SNAPSHOT_VERSION = 5
 
 
+EXCEPTION_PREFIX = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception)(?:\(\w+\))?:\s*$")  # also in the browser
+
+
+def _after_exception_type(cleaned: str, start: int) -> bool:
+    """Whether ``start`` opens the message of a ``SomeError: message`` line."""
+    return EXCEPTION_PREFIX.match(cleaned[cleaned.rfind("\n", 0, start) + 1 : start]) is not None
+
+
 def _inside_type_name(cleaned: str, start: int, end: int) -> bool:
     """Whether [start, end) lies within the ``SomeError`` of a ``SomeError: message`` line
     (a match found from the traceback alone has no span: end is 0)."""
@@ -562,7 +570,10 @@ class Matcher:
             if previous is None or found.rank_key > previous.rank_key:
                 results[self.entries[number].error] = found
         self._frame_bonus(results, frames, last, cleaned)
-        found = list(results.values())
+        # A logged message is no exception's message: "RuntimeError: Failed to load the tokenizer"
+        # is not the log line "Failed to load {filename}" (a message both logged and raised has
+        # its raise among the results too).
+        found = [m for m in results.values() if not (m.error.kind == "log" and _after_exception_type(cleaned, m.start))]
         for outer in found:
             # "Worker failed with error '<the real error>'": the inner error is the answer
             outer.wrapper = any(
@@ -623,6 +634,8 @@ class Matcher:
                 continue
             seen.add(key)
             m.current = self.errors[self.number[key]] if key in self.number else m.error
+            if self.revisions and m.error.newest == len(self.revisions) - 1:
+                m.current = m.error  # the pin raises what matched (one entry may hold several pin errors)
             m.also = [self.errors[n] for n in self.members.get(key, []) if self.errors[n].id != m.current.id]
             out.append(m)
         return out

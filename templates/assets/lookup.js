@@ -57,7 +57,7 @@
 
   // The index format this file reads (generator.lookup.index.INDEX_SCHEMA_VERSION); the
   // numbers and patterns of the rules come from the index itself.
-  const INDEX_SCHEMA_VERSION = 5;
+  const INDEX_SCHEMA_VERSION = 6;
 
   // --- code points: the slot form -----------------------------------------------------------
   //
@@ -798,6 +798,7 @@
       errorPath: rules.error_path,
       // generator/lookup/foreign.py
       exceptionLine: pyRegex(patterns.exception_line),
+      exceptionPrefix: pyRegex(patterns.exception_prefix),
       frame: pyRegex(patterns.frame, "", "g"),
       foreignPackages: rules.foreign_packages.slice(),
       foreignFrameReason: rules.foreign_frame_reason,
@@ -907,8 +908,14 @@
       const entryOf = index.entries || {};
       const own = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
       const order = new Map((index.revisions || []).map((revision, place) => [revision, place]));
+      // a row's versions are a bitmask over the revisions, its sites' paths numbers in `paths`
+      // (generator.lookup.index.error_rows reads them back the same way)
+      const revisionList = index.revisions || [];
+      const pathList = Object.keys(index.paths || {});
       index.errors.forEach((row, number) => {
-        const [id, exception, template, hasMessage, versions, sites, forms] = row;
+        const [id, exception, template, hasMessage, mask, numberedSites, forms] = row;
+        const versions = revisionList.filter((_, n) => Math.floor(mask / 2 ** n) % 2 === 1);
+        const sites = numberedSites.map(([p, line, fn]) => [pathList[p], line, fn]);
         let title = null; // worked out when a result shows it: ten thousand titles cost a tenth of a second
         const error = {
           id,
@@ -1014,6 +1021,8 @@
         if (seen.has(key)) continue;
         seen.add(key);
         m.current = this.byId.get(key) || m.error;
+        // the pin raises what matched (one entry may hold several pin errors): match.py does the same
+        if (this.revisions.length && m.error.newest === this.revisions.length - 1) m.current = m.error;
         m.also = (this.members.get(key) || []).filter((e) => e.id !== m.current.id);
         out.push(m);
       }
@@ -1202,6 +1211,12 @@
       return best;
     }
 
+    /** Whether start opens the message of a "SomeError: message" line (match.py: _after_exception_type). */
+    afterExceptionType(cleaned, start) {
+      const lineStart = start === 0 ? 0 : cleaned.lastIndexOf("\n", start - 1) + 1;
+      return this.rules.exceptionPrefix.test(cleaned.slice(lineStart, start));
+    }
+
     /** Whether [start, end) lies within the SomeError of a "SomeError: message" line (match.py: _inside_type_name). */
     insideTypeName(cleaned, start, end) {
       if (end <= start) return false;
@@ -1285,7 +1300,8 @@
         if (previous === undefined || compareTuples(found.rankKey, previous.rankKey) > 0) results.set(error, found);
       }
       this.frameBonus(results, frames, last, cleaned);
-      const found = Array.from(results.values());
+      // a logged message is no exception's message (match.py: _after_exception_type)
+      const found = Array.from(results.values()).filter((m) => !(m.error.kind === "log" && this.afterExceptionType(cleaned, m.start)));
       for (const outer of found) {
         outer.wrapper = outer.valueSpans.some(([a, b]) =>
           found.some((inner) => inner !== outer && a <= inner.start && inner.end <= b && inner.score >= rules.sure),
