@@ -47,13 +47,19 @@
     if (!field && (event.key === "f" || event.key === "s" || event.key === "/")) request(); // the theme's search keys
   }, true);
 
-  // A flag typed as people write it ("--max-num-seqs") is searched as its words: the theme's
-  // query parser (lunr) reads a leading "-" as "without this word" and would find nothing.
+  // A flag typed as people write it ("--max-num-seqs") is searched as its field's name
+  // ("max_num_seqs", one word to the theme's search): the query parser (lunr) reads a leading
+  // "-" as "without this word" and would find nothing, and the flag's words alone ("max num
+  // seqs") would rank any page with "max" first. A page's search text holds each of its
+  // flags in both forms (templates/error.md.j2), and vLLM's messages name the field so.
   // The theme sends each query to its search worker as {type: 2, data: "<the query>"}.
   var post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (message) {
     if (message && message.type === 2 && typeof message.data === "string") {
-      arguments[0] = { type: message.type, data: message.data.replace(/(^|\s)-+(?=[A-Za-z0-9])/g, "$1") };
+      var query = message.data.replace(/(^|\s)-+([A-Za-z0-9][A-Za-z0-9-]*)/g, function (all, before, flag) {
+        return before + flag.replace(/-+/g, "_");
+      });
+      arguments[0] = { type: message.type, data: query };
     }
     return post.apply(this, arguments);
   };
