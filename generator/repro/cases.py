@@ -271,11 +271,22 @@ def _logged_line(log_tail: str, expect: str | None, match) -> str:
     return ""
 
 
+WATCHED_NAMED = 6  # an error raised from 44 files would list them all past a record's 2,000 characters
+
+
+def _watched_names(watch: list[dict]) -> str:
+    """The watched functions, the raising one first, then a few, then how many more."""
+    ordered = sorted(watch, key=lambda w: (not w["raise_executed"], not w["entered"]))
+    names = [f"{w['path']}:{w['function'] or '<module>'}" for w in ordered[:WATCHED_NAMED]]
+    more = len(watch) - len(names)
+    return ", ".join(names) + (f" and {more} more" if more > 0 else "")
+
+
 def _watch_summary(watch: list[dict]) -> tuple[bool, str]:
     entered = sum(w["entered"] for w in watch)
     returned = sum(w["returned"] for w in watch)
     raised = sum(w["raise_executed"] for w in watch)
-    names = ", ".join(f"{w['path']}:{w['function'] or '<module>'}" for w in watch)
+    names = _watched_names(watch)
     if raised:
         return False, f"a raise statement of {names} was executed"
     if not entered:
