@@ -126,6 +126,16 @@ def test_words_of_an_exception_type_name_are_not_its_message():
 
 
 
+
+def test_nothing_matched_and_the_traceback_ends_in_another_package():
+    m = tiny_matcher(("ValueError", "an unrelated vLLM message about max_model_len"))
+    tb = ('Traceback (most recent call last):\n  File "/opt/venv/lib/python3.12/site-packages/vllm/worker.py", line 3, in run\n'
+          '  File "/opt/venv/lib/python3.12/site-packages/unsloth_zoo/vllm_utils.py", line 9, in patch\n'
+          "RuntimeError: something only that package says")
+    matches, foreign = m.lookup(tb)
+    assert matches == [] and foreign["source"] == "unsloth_zoo" and foreign["role"] == "answer"
+    assert m.lookup(tb.replace("unsloth_zoo/vllm_utils.py", "vllm/utils.py"))[1] is None
+
 def test_a_logged_message_is_no_exceptions_message():
     from generator.lookup.match import LookupError_, Matcher
 

@@ -189,12 +189,22 @@ FOREIGN_PACKAGES = ("transformers", "torch", "huggingface_hub", "ray", "triton",
 FOREIGN_FRAME_REASON = "the traceback ends in {package}'s own code ({file})"
 
 
-def foreign_frame(frames: list[tuple[str, str]]) -> tuple[int, str, str, str, int] | None:
-    """When no vLLM error matched: the package of the traceback's innermost frame."""
+# Any other installed package: the folder under site-packages (or dist-packages) that holds
+# the innermost frame (vllm_ascend, xformers, flash_attn, openai, ...); vLLM's own is not one.
+SITE_PACKAGE = re.compile(r"/(?:site|dist)-packages/([A-Za-z_]\w*)/")
+
+
+def foreign_frame(frames: list[tuple[str, str]], any_package: bool = True) -> tuple[int, str, str, str, int] | None:
+    """When no vLLM error matched: the package of the traceback's innermost frame.
+    ``any_package``: also one not in FOREIGN_PACKAGES (a wrapper such as Unsloth that raises
+    vLLM's own message again is one, so that evidence only answers when nothing matched)."""
     if not frames:
         return None
     path = frames[-1][0].replace("\\", "/")
     for package in FOREIGN_PACKAGES:
         if f"/{package}/" in path and "/vllm/" not in path:
             return 0, package, FOREIGN_FRAME_REASON.format(package=package, file=path.rsplit("/", 1)[-1]), "", 0
+    found = SITE_PACKAGE.findall(path) if any_package else []
+    if found and found[-1] != "vllm":
+        return 0, found[-1], FOREIGN_FRAME_REASON.format(package=found[-1], file=path.rsplit("/", 1)[-1]), "", 0
     return None

@@ -93,6 +93,7 @@ def rules() -> dict:
             "exception_line": _source(foreign.EXCEPTION_LINE),
             "exception_prefix": _source(match.EXCEPTION_PREFIX),
             "frame": _source(foreign.FRAME),
+            "site_package": _source(foreign.SITE_PACKAGE),
             "hole": _source(match.HOLE),
         },
     }

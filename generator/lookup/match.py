@@ -301,7 +301,7 @@ def _inside_type_name(cleaned: str, start: int, end: int) -> bool:
 def _raised_outside_vllm(cleaned: str, frames: list[tuple[str, str]], last: tuple[int, str] | None) -> tuple[int, int] | None:
     """(start, end) of the last exception's message when the frame right above it, the
     traceback's innermost, is another package's code (``foreign_frame``'s packages)."""
-    if last is None or not frames or foreign_frame(frames) is None:
+    if last is None or not frames or foreign_frame(frames, any_package=False) is None:
         return None
     frame = None
     for frame in FRAME.finditer(cleaned):

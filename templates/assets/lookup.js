@@ -800,6 +800,7 @@
       exceptionLine: pyRegex(patterns.exception_line),
       exceptionPrefix: pyRegex(patterns.exception_prefix),
       frame: pyRegex(patterns.frame, "", "g"),
+      sitePackage: pyRegex(patterns.site_package, "", "g"),
       foreignPackages: rules.foreign_packages.slice(),
       foreignFrameReason: rules.foreign_frame_reason,
       notVllm: rules.not_vllm.map(([source, keywords, pattern, reason, weak, id]) => ({
@@ -1231,7 +1232,7 @@
 
     /** [start, end] of the last exception's message when the traceback's innermost frame, right above it, is another package's (match.py: _raised_outside_vllm). */
     raisedOutsideVllm(cleaned, frames, last) {
-      if (last === null || !frames.length || this.foreignFrame(frames) === null) return null;
+      if (last === null || !frames.length || this.foreignFrame(frames, false) === null) return null;
       let frameEnd = -1;
       for (const m of cleaned.matchAll(this.rules.frame)) frameEnd = m.index + m[0].length;
       if (frameEnd === -1 || frameEnd > last[0]) return null;
@@ -1244,13 +1245,19 @@
       return [last[0] + colon + 2, last[0] + colon + 4];
     }
 
-    foreignFrame(frames) {
+    foreignFrame(frames, anyPackage = true) {
       if (!frames.length) return null;
       const path = frames[frames.length - 1][0].replace(/\\/g, "/");
       for (const pkg of this.rules.foreignPackages) {
         if (path.includes("/" + pkg + "/") && !path.includes("/vllm/")) {
           return [0, pkg, pyFormat(this.rules.foreignFrameReason, { package: pkg, file: path.slice(path.lastIndexOf("/") + 1) }), "", 0];
         }
+      }
+      // any other installed package (foreign.py: SITE_PACKAGE)
+      const found = anyPackage ? Array.from(path.matchAll(this.rules.sitePackage), (m) => m[1]) : [];
+      if (found.length && found[found.length - 1] !== "vllm") {
+        const pkg = found[found.length - 1];
+        return [0, pkg, pyFormat(this.rules.foreignFrameReason, { package: pkg, file: path.slice(path.lastIndexOf("/") + 1) }), "", 0];
       }
       return null;
     }
