@@ -457,6 +457,23 @@ def test_the_stored_matcher_answers_as_the_built_one(history_matcher):
         Matcher.from_snapshot(b"not a matcher")
 
 
+def test_a_stored_matcher_with_a_damaged_gram_table_is_refused_or_answers_nothing_wrong():
+    import array
+    import marshal
+
+    from generator.lookup.match import Matcher
+
+    m = tiny_matcher(("ValueError", "max_num_seqs ({n}) exceeds available Mamba cache blocks ({m})"))
+    parts = list(marshal.loads(m.snapshot()))
+    table, keys, ends, runs, data = parts[7]
+    for damaged in [(table[:-3], keys, ends, runs, data), (table, keys, ends, runs[:-4], data)]:
+        with pytest.raises(ValueError, match="gram table is damaged"):
+            Matcher.from_snapshot(marshal.dumps(tuple(parts[:7] + [damaged] + parts[8:])))
+    full = array.array("i", [0]) * (len(table) // 4)  # no empty slot: a probe must still end
+    parts[7] = (full.tobytes(), keys, ends, runs, data)
+    assert Matcher.from_snapshot(marshal.dumps(tuple(parts))).lookup("ValueError: nothing like it")[0] == []
+
+
 def test_lookup_command_text_and_its_stored_matcher(tmp_path, corpus_bundle, session_cache):
     """What a person reads: the curated title, summary and first fix, the message with the
     paste's values, a small line of score and ids. The second run reads the stored matcher;

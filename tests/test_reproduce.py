@@ -105,6 +105,18 @@ def test_the_fix_case_must_reach_its_point_and_pass_the_raising_function():
     assert "raised ValueError: boom" in judge_fix(case, other_error, watched=True).summary
 
 
+def test_a_fix_summary_of_many_watched_functions_names_the_raising_one_and_counts_the_rest():
+    """An error raised from 44 files (a layer registry check) must still fit a record's 2,000 characters."""
+    case = ReproCase(role="fix", kind="python", reach="return")
+    watch = [dict(WATCHED_OK[0], path=f"vllm/model_executor/layers/layer_{n}.py", function=f"Layer{n}.__init__", entered=0, returned=0)
+             for n in range(44)]
+    watch[30] = dict(watch[30], entered=1, raise_executed=1)
+    verdict = judge_fix(case, CaseRun("returned", watch=watch), watched=True)
+    assert not verdict.passed and len(verdict.summary) < 2000
+    assert "a raise statement of vllm/model_executor/layers/layer_30.py:Layer30.__init__," in verdict.summary
+    assert verdict.summary.endswith("and 38 more was executed")
+
+
 def test_a_fix_case_that_only_returns_does_not_reach_a_health_check():
     case = ReproCase(role="fix", kind="cli", reach="health")
     assert not judge_fix(case, CaseRun("returned"), watched=False).passed

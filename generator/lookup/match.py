@@ -333,6 +333,9 @@ class _Postings:
         self.keys = keys
         self.key_ends = memoryview(key_ends).cast("i")
         self.runs = memoryview(runs).cast("i")
+        # a damaged file must not send a lookup into an endless probe or past the arrays
+        if len(self.table) & self.mask or len(self.runs) != len(self.key_ends) or len(self.runs) * 2 > len(self.table):
+            raise ValueError("its arrays do not fit together")
         self.view = memoryview(data).cast("i")
 
     @staticmethod
@@ -361,14 +364,16 @@ class _Postings:
     def _number(self, gram: str) -> int:
         key = gram.encode("utf-8")
         table, ends, keys, mask = self.table, self.key_ends, self.keys, self.mask
+        count = len(ends)
         slot = zlib.crc32(key) & mask
-        while True:
+        for _ in range(mask + 1):  # the table is at most half full: an empty slot comes soon
             number = table[slot]
-            if number < 0:
+            if number < 0 or number >= count:
                 return -1
             if keys[ends[number - 1] if number else 0 : ends[number]] == key:
                 return number
             slot = (slot + 1) & mask
+        return -1
 
     def get(self, gram: str):
         """The entries that have ``gram`` (a view), or None."""
@@ -514,7 +519,10 @@ class Matcher:
         matcher = cls.__new__(cls)
         matcher.entries = _Lazy(entries, lambda blob: _entry_of(marshal.loads(blob)))
         matcher.entry_grams = grams
-        matcher.index = _Postings(*postings)
+        try:
+            matcher.index = _Postings(*postings)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"not a stored matcher: its gram table is damaged ({exc})") from None
         matcher.short = list(short)
         matcher.by_location = _LazyMapping(by_location)
         matcher._set_up(_Lazy(errors, lambda blob: _error_of(marshal.loads(blob))), ids, groups, list(revisions),
