@@ -228,3 +228,14 @@ def test_a_short_message_needs_more_alike_to_have_moved():
                           ("4" * 16, "The prompt must not be longer than the model context window here", "vllm/b.py")])
     links = {(link.source, link.target): link.kind for link in link_errors(old, new)}
     assert links == {("2" * 16, "4" * 16): "moved-reworded"}  # 0.83 alike: short, no; long, yes
+
+
+def test_a_message_about_another_thing_with_other_numbers_has_not_moved():
+    """"Head size must be a multiple of 128." (TPU) is not "Block size must be a multiple of 16."
+    (ROCm) however alike the words; a reworded number of the same field still moves."""
+    old = _catalog("v1", [("1" * 16, "Head size must be a multiple of 128.", "vllm/tpu.py"),
+                          ("2" * 16, "`rope_scaling`'s factor field must be a float > 1.0, got {factor}", "vllm/a.py")])
+    new = _catalog("v2", [("3" * 16, "Block size must be a multiple of 16.", "vllm/rocm.py"),
+                          ("4" * 16, "`rope_scaling`'s factor field must be a float > 1, got {factor}", "vllm/b.py")])
+    links = {(link.source, link.target): link.kind for link in link_errors(old, new)}
+    assert links == {("2" * 16, "4" * 16): "moved-reworded"}

@@ -136,6 +136,25 @@ def test_nothing_matched_and_the_traceback_ends_in_another_package():
     assert matches == [] and foreign["source"] == "unsloth_zoo" and foreign["role"] == "answer"
     assert m.lookup(tb.replace("unsloth_zoo/vllm_utils.py", "vllm/utils.py"))[1] is None
 
+def test_nothing_matched_and_the_exception_type_names_another_package():
+    m = tiny_matcher(("ValueError", "an unrelated vLLM message about max_model_len"))
+    matches, foreign = m.lookup("huggingface_hub.errors.HfHubHTTPError: 500 Server Error for url: https://example.org/x")
+    assert matches == [] and foreign["source"] == "huggingface_hub" and foreign["role"] == "answer"
+    assert "huggingface_hub.errors.HfHubHTTPError" in foreign["reason"]
+    # vLLM's own types, the user's script and a bare builtin name no other package
+    for paste in ("vllm.v1.engine.exceptions.EngineDeadError: something", "__main__.MyError: mine", "RuntimeError: something"):
+        assert m.lookup(paste)[1] is None, paste
+
+
+def test_a_log_line_that_repeats_vllms_message_with_the_foreign_error_keeps_vllms_first(history_matcher):
+    paste = ("RuntimeError: Error in model execution (input dumped to /tmp/err.pkl): FlashAttention only supports Ampere GPUs or newer.\n"
+             "INFO 01-11 13:09:40 model_runner_base.py:149] Completed writing input of failed execution to /tmp/err.pkl.\n"
+             "ERROR 01-11 13:09:40 engine.py:366] Error in model execution (input dumped to /tmp/err.pkl): FlashAttention only supports Ampere GPUs or newer.")
+    matches, foreign = history_matcher.lookup(paste)
+    assert matches and matches[0].error.template.startswith("Error in model execution")
+    assert foreign["id"] == "flash-attn-unsupported-gpu" and foreign["role"] == "cause"
+
+
 def test_a_logged_message_is_no_exceptions_message():
     from generator.lookup.match import LookupError_, Matcher
 
@@ -576,3 +595,16 @@ ValueError: To serve at least one request with the model's max seq len (131072),
     releases = json.loads(result.stdout)["releases"]
     assert releases["releases"] == ["v0.24.0"]
     assert "the line of its raise (vllm/v1/core/kv_cache_utils.py:760)" in releases["evidence"]
+
+
+def test_a_vllm_message_worded_as_pythons_own_needs_its_raise_in_the_traceback():
+    from generator.lookup.match import LookupError_, Matcher
+
+    site = {"path": "vllm/lora/layers/base.py", "line": 32, "function": "BaseLayerWithLoRA.__getattr__"}
+    errors = [LookupError_("e0", "AttributeError", "{type(self).__name__!r} object has no attribute {name!r}", "", "", ["v1"], [site])]
+    m = Matcher(errors, [[errors[0].template]])
+    paste = "AttributeError: 'Qwen3Config' object has no attribute 'rope_scaling_factor'"
+    assert m.lookup(paste)[0] == []
+    raised = ('Traceback (most recent call last):\n  File "/opt/venv/lib/python3.12/site-packages/vllm/lora/layers/base.py", '
+              "line 32, in __getattr__\n    raise AttributeError(\n" + paste)
+    assert [x.error.id for x in m.lookup(raised)[0]] == ["e0"]

@@ -375,6 +375,9 @@ def test_error_responses_returned_or_yielded():
             yield self.create_error_response("No output", err_type="InternalServerError",
                                              status_code=HTTPStatus.INTERNAL_SERVER_ERROR)
             err = ErrorResponse(error=ErrorInfo(message=f"model {name} not found", type="NotFoundError", code=404))
+            return error_response or self.create_error_response(
+                message=f"The model `{request.model}` does not exist. Valid aliases: {names}.",
+                err_type="NotFoundError", status_code=HTTPStatus.NOT_FOUND)
             return self.create_error_response(e)  # the exception's own text: nothing here
         """
     ).sites
@@ -382,6 +385,7 @@ def test_error_responses_returned_or_yielded():
         ("response", "BadRequestError", 400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'),
         ("response", "InternalServerError", 500, "No output"),
         ("response", "NotFoundError", 404, "model {name} not found"),
+        ("response", "NotFoundError", 404, "The model `{request.model}` does not exist. Valid aliases: {names}."),
     ]
     assert found[0].guard == ['request.tool_choice == "auto"']
 

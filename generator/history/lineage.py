@@ -70,6 +70,24 @@ def _literal(template: str) -> str:
     return re.sub(r"\s+", " ", normalize_template(template).replace("{}", " ")).strip().lower()
 
 
+FIRST_WORD = re.compile(r"\s*([^\s{]+)")
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
+PLACEHOLDER = re.compile(r"\{[^}]*\}")
+
+
+def _other_subject(template: str, other: str) -> bool:
+    """Two messages about different things, however alike the rest: their first words differ
+    (neither begins with a placeholder) and so do the numbers in their text. "Head size must
+    be a multiple of 128." and "Block size must be a multiple of 16." are two checks, as are
+    "Qwen2-VL currently does not support prefix caching" and "Jamba currently ..."; "the
+    factor field must be a float > 1.0" reworded to "> 1" keeps its number."""
+    first, second = FIRST_WORD.match(template), FIRST_WORD.match(other)
+    if not first or not second or first.group(1).lower() == second.group(1).lower():
+        return False
+    numbers = lambda text: sorted(float(n) for n in NUMBER.findall(PLACEHOLDER.sub(" ", text)))  # noqa: E731
+    return numbers(template) != numbers(other)
+
+
 def _has_words(error: dict) -> bool:
     return error.get("has_message", True) and bool(re.search(r"\w", normalize_template(error["template"]).replace("{}", "")))
 
@@ -108,6 +126,7 @@ def link_errors(old: dict, new: dict) -> list[Link]:
         for family, errors in _group(targets, _family).items()
     }
     family_of = {e["id"]: _family(e) for e in targets}
+    template_of = {e["id"]: e["template"] for e in targets}
     places_of = {e["id"]: _places(e) for e in targets}
     prefixes = _Prefixes(targets, literal)
     candidates: list[tuple[float, str, str, str]] = []
@@ -145,7 +164,8 @@ def link_errors(old: dict, new: dict) -> list[Link]:
                 matcher.set_seq2(text)
             matcher.set_seq1(other_text)
             ratio = matcher.ratio()
-            if ratio >= (SHORT_MOVED_RATIO if min(len(text), len(other_text)) < SHORT_LITERAL else MOVED_RATIO):
+            if ratio >= (SHORT_MOVED_RATIO if min(len(text), len(other_text)) < SHORT_LITERAL else MOVED_RATIO) \
+                    and not _other_subject(error["template"], template_of[other_id]):
                 candidates.append((round(ratio, 3), "moved-reworded", error["id"], other_id))
     links: list[Link] = []
     taken_from: set[str] = set()

@@ -194,6 +194,28 @@ FOREIGN_FRAME_REASON = "the traceback ends in {package}'s own code ({file})"
 SITE_PACKAGE = re.compile(r"/(?:site|dist)-packages/([A-Za-z_]\w*)/")
 
 
+# The package named by the last exception's own type ("torch.OutOfMemoryError",
+# "huggingface_hub.errors.GatedRepoError", "requests.exceptions.ConnectionError"): a
+# paste without a traceback often shows no other evidence of where its error came from.
+# vLLM's own types and the user's script (__main__) name no other package.
+QUALIFIED_EXCEPTION = re.compile(r"^([A-Za-z_]\w*)\.(?:\w+\.)*\w*(?:Error|Exception|Exit|Interrupt|Warning)\b")
+NOT_A_PACKAGE = ("vllm", "__main__", "builtins")
+EXCEPTION_TYPE_REASON = "its exception type, {type}, is {package}'s"
+
+
+def foreign_exception_type(cleaned: str, last: tuple[int, str] | None) -> tuple[int, str, str, str, int] | None:
+    """When no vLLM error matched: the package whose module the last exception's type is in."""
+    if last is None:
+        return None
+    line_end = cleaned.find("\n", last[0])
+    line = cleaned[last[0] : len(cleaned) if line_end == -1 else line_end].strip()
+    found = QUALIFIED_EXCEPTION.match(line)
+    if found is None or found.group(1) in NOT_A_PACKAGE:
+        return None
+    type_ = line[: found.end()]
+    return 0, found.group(1), EXCEPTION_TYPE_REASON.format(type=type_, package=found.group(1)), "", 0
+
+
 def foreign_frame(frames: list[tuple[str, str]], any_package: bool = True) -> tuple[int, str, str, str, int] | None:
     """When no vLLM error matched: the package of the traceback's innermost frame.
     ``any_package``: also one not in FOREIGN_PACKAGES (a wrapper such as Unsloth that raises

@@ -66,6 +66,7 @@ def rules() -> dict:
         "closers": match.CLOSERS,
         "diverge": match.DIVERGE,
         "cut_message_least": match.CUT_MESSAGE_LEAST,
+        "quote_head": match.QUOTE_HEAD,
         # generator/text.py
         "ellipsis": ELLIPSIS,
         "cut_trailing": CUT_TRAILING,
@@ -73,6 +74,8 @@ def rules() -> dict:
         # foreign.py
         "foreign_packages": list(foreign.FOREIGN_PACKAGES),
         "foreign_frame_reason": foreign.FOREIGN_FRAME_REASON,
+        "not_a_package": list(foreign.NOT_A_PACKAGE),
+        "exception_type_reason": foreign.EXCEPTION_TYPE_REASON,
         "not_vllm": [[f.source, list(f.keywords), _source(f.pattern), f.reason, f.weak, f.id]
                      for f in foreign.foreign_errors()],
         "foreign": {f.id: {"title": f.title, "summary": f.summary, "steps": list(f.steps), "url": foreign_path(f.id),
@@ -92,8 +95,10 @@ def rules() -> dict:
             "drop_run": _source(clean.DROP_RUN),
             "exception_line": _source(foreign.EXCEPTION_LINE),
             "exception_prefix": _source(match.EXCEPTION_PREFIX),
+            "pythons_own": _source(match.PYTHONS_OWN),
             "frame": _source(foreign.FRAME),
             "site_package": _source(foreign.SITE_PACKAGE),
+            "qualified_exception": _source(foreign.QUALIFIED_EXCEPTION),
             "hole": _source(match.HOLE),
         },
     }

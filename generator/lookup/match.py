@@ -34,8 +34,8 @@ from itertools import chain
 from typing import Iterable
 
 from generator.lookup.clean import Origin, clean_paste, squash, squash_text, squashes_longer
-from generator.lookup.foreign import (EXCEPTION_LINE, FRAME, WRAPPER, ForeignError, foreign_errors, foreign_frame, foreign_rows, from_rows,
-                                      last_exception, not_vllm, phase_of, traceback_frames)
+from generator.lookup.foreign import (EXCEPTION_LINE, FRAME, WRAPPER, ForeignError, foreign_errors, foreign_exception_type, foreign_frame,
+                                      foreign_rows, from_rows, last_exception, not_vllm, phase_of, traceback_frames)
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
 
@@ -58,6 +58,12 @@ FRAME_BONUS = 50  # ... and on top of that, the raising frame
 MAX_VALUE_CHARS = 2000  # a placeholder's value is cut after this many characters
 TITLE_WIDTH = 80
 HOLE = re.compile(r"\{[^}]*\}")  # a placeholder, for telling whether a template has literal text
+# A template that is only a message Python itself writes, around its placeholders.
+PYTHONS_OWN = re.compile(r"""^(?:\{[^}]*\}|['"\s.])*(?:object )?has no attribute(?:\{[^}]*\}|['"\s.])*$|^No module named(?:\{[^}]*\}|['"\s.])*$""")
+# A vLLM message's text before its first value, at least this long, found again on the
+# foreign error's line makes that line a copy of the message (quotes_it).
+QUOTE_HEAD = 12
+
 # "vLLM API server version 0.8.5", "vllm==0.10.1", "Initializing a V1 LLM engine (v0.9.1)"
 VERSION_STRING = re.compile(r"vLLM API server version (\d+\.\d+\.\d+)|LLM engine \(v(\d+\.\d+\.\d+)"
                             r"|\bvllm(?:==|\s+version\s+|\s+v|\s+|-)(\d+\.\d+\.\d+)", re.I)
@@ -578,10 +584,13 @@ class Matcher:
             if previous is None or found.rank_key > previous.rank_key:
                 results[self.entries[number].error] = found
         self._frame_bonus(results, frames, last, cleaned)
+        # A vLLM message worded as Python's own ("'X' object has no attribute 'y'", "No module
+        # named 'z'") is vLLM's only when the traceback shows its raise: Python writes it everywhere.
         # A logged message is no exception's message: "RuntimeError: Failed to load the tokenizer"
         # is not the log line "Failed to load {filename}" (a message both logged and raised has
         # its raise among the results too).
-        found = [m for m in results.values() if not (m.error.kind == "log" and _after_exception_type(cleaned, m.start))]
+        found = [m for m in results.values() if not (m.error.kind == "log" and _after_exception_type(cleaned, m.start))
+                 and (m.frame or not PYTHONS_OWN.match(m.error.template))]
         for outer in found:
             # "Worker failed with error '<the real error>'": the inner error is the answer
             outer.wrapper = any(
@@ -598,7 +607,8 @@ class Matcher:
             start, end = raised_by
             ranked = [m for m in ranked if m.frame or not start <= m.start <= end]
 
-        foreign = not_vllm(cleaned, not ranked, self.foreign) or (None if ranked else foreign_frame(frames))
+        foreign = not_vllm(cleaned, not ranked, self.foreign) or (
+            None if ranked else foreign_frame(frames) or foreign_exception_type(cleaned, last))
         if foreign is None:
             return ranked[:top], None
         line_end, source, reason, foreign_id, at = foreign
@@ -610,7 +620,15 @@ class Matcher:
         # linear weights: CUDA out of memory ..."), and the error whose raise is the
         # traceback's last frame.
         def quotes_it(m: Match) -> bool:  # the foreign error is in the vLLM message's values
-            return m.start < at and (any(a <= at < b for a, b in m.value_spans) or "\n" not in cleaned[m.start : at])
+            # (one that starts where the foreign pattern does is that line itself only when raised
+            # with its own type: "RuntimeError: NCCL error: unhandled system error" is vLLM's)
+            if (m.start < at or m.start == at and m.exception_agrees) and (
+                    any(a <= at < b for a, b in m.value_spans) or "\n" not in cleaned[m.start : at]):
+                return True
+            # ... or in another copy of the vLLM message: a log line that repeats it
+            # ("ERROR engine.py] Error in model execution (...): <the foreign error>")
+            head = cleaned[m.start : min([a for a, _ in m.value_spans] + [m.end])].strip()
+            return len(head) >= QUOTE_HEAD and head in cleaned[cleaned.rfind("\n", 0, at) + 1 : at]
 
         kept = [m for m in ranked if m.frame or (not WRAPPER.search(m.error.template) and (
                 quotes_it(m) or (m.start > line_end and m.error.kind != "log")))]

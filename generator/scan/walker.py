@@ -589,7 +589,10 @@ def _exception_name(node: ast.expr) -> str | None:
 
 
 def _reporting_call(value: ast.expr) -> ast.Call | None:
-    """The call of ``f(...)``, ``await f(...)`` or ``yield f(...)``: where a log call or a response may be."""
+    """The call of ``f(...)``, ``await f(...)``, ``yield f(...)`` or ``x or f(...)``: where a log
+    call or a response may be (``return error_response or self.create_error_response(...)``)."""
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        value = value.values[-1]
     if isinstance(value, (ast.Await, ast.Yield)) and value.value is not None:
         value = value.value
     return value if isinstance(value, ast.Call) else None

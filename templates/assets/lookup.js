@@ -799,10 +799,15 @@
       // generator/lookup/foreign.py
       exceptionLine: pyRegex(patterns.exception_line),
       exceptionPrefix: pyRegex(patterns.exception_prefix),
+      pythonsOwn: pyRegex(patterns.pythons_own),
       frame: pyRegex(patterns.frame, "", "g"),
       sitePackage: pyRegex(patterns.site_package, "", "g"),
+      qualifiedException: pyRegex(patterns.qualified_exception),
+      notAPackage: rules.not_a_package.slice(),
+      exceptionTypeReason: rules.exception_type_reason,
       foreignPackages: rules.foreign_packages.slice(),
       foreignFrameReason: rules.foreign_frame_reason,
+      quoteHead: rules.quote_head,
       notVllm: rules.not_vllm.map(([source, keywords, pattern, reason, weak, id]) => ({
         source,
         keywords: keywords.map(toSlots),
@@ -1262,6 +1267,18 @@
       return null;
     }
 
+    /** The package whose module the last exception's type is in (foreign.py: foreign_exception_type). */
+    foreignExceptionType(cleaned, last) {
+      if (last === null) return null;
+      let lineEnd = cleaned.indexOf("\n", last[0]);
+      if (lineEnd === -1) lineEnd = cleaned.length;
+      const line = pyStrip(cleaned.slice(last[0], lineEnd));
+      const found = this.rules.qualifiedException.exec(line);
+      if (found === null || this.rules.notAPackage.includes(found[1])) return null;
+      const type = line.slice(0, found[0].length);
+      return [0, found[1], pyFormat(this.rules.exceptionTypeReason, { type, package: found[1] }), "", 0];
+    }
+
     // --- querying ---
 
     lookup(text, top) {
@@ -1308,7 +1325,9 @@
       }
       this.frameBonus(results, frames, last, cleaned);
       // a logged message is no exception's message (match.py: _after_exception_type)
-      const found = Array.from(results.values()).filter((m) => !(m.error.kind === "log" && this.afterExceptionType(cleaned, m.start)));
+      const found = Array.from(results.values()).filter(
+        (m) => !(m.error.kind === "log" && this.afterExceptionType(cleaned, m.start)) && (m.frame || !this.rules.pythonsOwn.test(m.error.template)),
+      );
       for (const outer of found) {
         outer.wrapper = outer.valueSpans.some(([a, b]) =>
           found.some((inner) => inner !== outer && a <= inner.start && inner.end <= b && inner.score >= rules.sure),
@@ -1324,14 +1343,18 @@
       const raisedBy = this.raisedOutsideVllm(cleaned, frames, last);
       if (raisedBy !== null) best = best.filter((m) => m.frame || !(raisedBy[0] <= m.start && m.start <= raisedBy[1]));
 
-      const foreign = this.notVllm(cleaned, !best.length) || (best.length ? null : this.foreignFrame(frames));
+      const foreign = this.notVllm(cleaned, !best.length) || (best.length ? null : this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last));
       if (foreign === null) {
         return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null, releases: this.releasesOf(cleaned, frames, best.slice(0, top)) };
       }
       const [lineEnd, source, reason, foreignId, at] = foreign;
       const info = this.foreignInfo(source, reason, foreignId, frames);
-      const quotesIt = (m) =>
-        m.start < at && (m.valueSpans.some(([a, b]) => a <= at && at < b) || !cleaned.slice(m.start, at).includes("\n"));
+      const quotesIt = (m) => {
+        if ((m.start < at || (m.start === at && m.exceptionAgrees)) && (m.valueSpans.some(([a, b]) => a <= at && at < b) || !cleaned.slice(m.start, at).includes("\n"))) return true;
+        // ... or in another copy of the vLLM message (match.py: quotes_it)
+        const head = pyStrip(cleaned.slice(m.start, Math.min(...m.valueSpans.map(([a]) => a), m.end)));
+        return head.length >= rules.quoteHead && cleaned.slice(cleaned.lastIndexOf("\n", at - 1) + 1, at).includes(head);
+      };
       const kept = best.filter(
         (m) => m.frame || (!rules.wrapper.test(m.error.template) && (quotesIt(m) || (m.start > lineEnd && m.error.kind !== "log"))),
       );
