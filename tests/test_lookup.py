@@ -608,3 +608,17 @@ def test_a_vllm_message_worded_as_pythons_own_needs_its_raise_in_the_traceback()
     raised = ('Traceback (most recent call last):\n  File "/opt/venv/lib/python3.12/site-packages/vllm/lora/layers/base.py", '
               "line 32, in __getattr__\n    raise AttributeError(\n" + paste)
     assert [x.error.id for x in m.lookup(raised)[0]] == ["e0"]
+
+
+def test_a_short_message_with_values_inside_is_trusted_as_a_whole_line():
+    m = tiny_matcher(("ValueError", "Casting {config_dtype} to {torch_dtype}."))
+    matches, _ = m.lookup("WARNING 08-22 16:28:32 config.py:710] Casting torch.bfloat16 to torch.float16.")
+    assert [x.error.id for x in matches] == ["e0"]
+    assert matches[0].values == {"config_dtype": "torch.bfloat16", "torch_dtype": "torch.float16"}
+    assert top(m, "We kept Casting torch.bfloat16 to torch.float16. and then it crashed") is None
+
+
+def test_an_access_log_lines_status_phrase_is_no_message():
+    m = tiny_matcher(("GenerationError", "Internal server error"))
+    assert top(m, 'INFO:     10.0.0.1:52846 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error') is None
+    assert top(m, "Internal server error") == "e0"

@@ -61,6 +61,9 @@ SHARED_PREFIX_SHARE = 0.6  # of the paste's non-blank lines, and at least 3
 CHATTER = re.compile(r"^[^\n]{0,80}?\b(?:INFO|DEBUG)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d")
 # kept: what may be an error, and the line that says which vLLM this is (match.VERSION_STRING)
 CHATTER_KEEP = re.compile(r"Error|Exception|Traceback|vLLM API server version|LLM engine \(v", re.I)
+# an HTTP server's access log line ('INFO: 10.0.0.1:5 - "POST /v1/chat/completions HTTP/1.1" 500
+# Internal Server Error'): its status phrase is no message of vLLM's, whatever its words
+ACCESS_LOG = re.compile(r'"(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/\d(?:\.\d)?" \d{3}\b')
 
 
 def decode_paste(data: bytes) -> str:
@@ -100,7 +103,7 @@ def clean_paste(text: str) -> str:
                 line = pattern.sub("", line, count=1)
             if line == before:
                 break
-        if CHATTER.search(raw) and not CHATTER_KEEP.search(raw):
+        if (CHATTER.search(raw) and not CHATTER_KEEP.search(raw)) or ACCESS_LOG.search(raw):
             continue  # an INFO or DEBUG log line: vLLM never reports a raised error there
         lines.append(line)
     return "\n".join(_without_shared_prefix(lines))

@@ -92,6 +92,7 @@ def rules() -> dict:
             "chatter": _source(clean.CHATTER),
             "shared_prefix": _source(clean.SHARED_PREFIX),
             "chatter_keep": _source(clean.CHATTER_KEEP),
+            "access_log": _source(clean.ACCESS_LOG),
             "drop_run": _source(clean.DROP_RUN),
             "exception_line": _source(foreign.EXCEPTION_LINE),
             "exception_prefix": _source(match.EXCEPTION_PREFIX),

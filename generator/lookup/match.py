@@ -822,9 +822,19 @@ class Matcher:
             line_start = cleaned.rfind("\n", 0, origin[begin]) + 1
             line_end = cleaned.find("\n", origin[begin])
             line_end = line_end if line_end != -1 else len(cleaned)
-            if squashes_longer(cleaned, line_start, line_end, entry.literal):
+            if entry.holes and owners[0] == 0 and owners[-1] == len(entry.holes):
+                # with values inside it ("Casting torch.bfloat16 to torch.float16."): all of it, the
+                # line from its first word to its last (a message that opens or closes with a value
+                # could be any line holding its few words)
+                line = squash_text(cleaned[line_start:line_end])
+                starts = (_in_order(line, chunks, owners) if first == 0 and line.startswith(chunks[0]) and line.endswith(chunks[-1])
+                          and not squash_text(cleaned[line_start : origin[begin]]) else None)
+                if starts is None:
+                    return None
+                bounds = [(begin + a, begin + a + len(c)) for a, c in zip(starts, chunks)]  # where the values are
+            elif squashes_longer(cleaned, line_start, line_end, entry.literal):
                 return None  # more on the line than the message (told without squashing a long line whole)
-            if squash_text(cleaned[line_start:line_end]) != "".join(chunks):
+            elif squash_text(cleaned[line_start:line_end]) != "".join(chunks):
                 return None
         if matched < 2 * missing or (matched < entry.literal / 2 and not truncated):
             return None
@@ -958,6 +968,25 @@ def _message_ends(text: str, position: int) -> bool:
     end = text.find("\n", position)
     rest = text[position : len(text) if end == -1 else end].lstrip(" \t.,;:…")
     return not rest or rest[0] in CLOSERS
+
+
+def _in_order(line: str, chunks: list[str], owners: list[int]) -> list[int] | None:
+    """Where each chunk starts when the squashed line is the chunks in order, with a value
+    (some text) in each hole and the last chunk at its very end; else None."""
+    starts = [0]
+    pos = len(chunks[0])
+    for i in range(1, len(chunks)):
+        if owners[i] == owners[i - 1]:
+            if not line.startswith(chunks[i], pos):
+                return None
+            at = pos
+        else:
+            at = line.rfind(chunks[i]) if i == len(chunks) - 1 else line.find(chunks[i], pos + 1)
+            if at < pos + 1:
+                return None
+        starts.append(at)
+        pos = at + len(chunks[i])
+    return starts if pos == len(line) else None
 
 
 def _common_prefix(flat: str, pos: int, chunk: str) -> int:

@@ -657,6 +657,24 @@
   }
 
   /** Whether squashText(text.slice(start, end)) is longer than size, read only as far as needed to tell. */
+  /** match.py: _in_order */
+  function inOrder(line, chunks, owners) {
+    const starts = [0];
+    let pos = chunks[0].length;
+    for (let i = 1; i < chunks.length; i++) {
+      let at = pos;
+      if (owners[i] === owners[i - 1]) {
+        if (!line.startsWith(chunks[i], pos)) return null;
+      } else {
+        at = i === chunks.length - 1 ? line.lastIndexOf(chunks[i]) : line.indexOf(chunks[i], pos + 1);
+        if (at < pos + 1) return null;
+      }
+      starts.push(at);
+      pos = at + chunks[i].length;
+    }
+    return pos === line.length ? starts : null;
+  }
+
   function squashesLonger(text, start, end, size, rules) {
     let kept = 0;
     for (let i = start; i < end; i++) {
@@ -766,6 +784,7 @@
       sharedPrefixShare: rules.shared_prefix_share,
       chatter: pyRegex(patterns.chatter),
       chatterKeep: pyRegex(patterns.chatter_keep),
+      accessLog: pyRegex(patterns.access_log),
       dropRun: pyRegex(patterns.drop_run, "", "g"),
       // one character that squashing drops: a quote, or one of drop_run's
       dropped: pyRegex("^(?:" + charClass(rules.quotes) + "|" + patterns.drop_run + ")$"),
@@ -1186,7 +1205,7 @@
           for (const pattern of rules.linePrefixes) line = line.replace(pattern, "");
           if (line === before) break;
         }
-        if (rules.chatter.test(raw) && !rules.chatterKeep.test(raw)) continue;
+        if ((rules.chatter.test(raw) && !rules.chatterKeep.test(raw)) || rules.accessLog.test(raw)) continue;
         lines.push(line);
       }
       return withoutSharedPrefix(lines, rules).join("\n");
@@ -1448,9 +1467,20 @@
         const lineStart = pyRfind(cleaned, "\n", 0, at) + 1;
         let lineEnd = cleaned.indexOf("\n", at);
         if (lineEnd === -1) lineEnd = cleaned.length;
-        // more on the line than the message (told without squashing a long line whole)
-        if (squashesLonger(cleaned, lineStart, lineEnd, entry.literal, rules)) return null;
-        if (squashText(cleaned.slice(lineStart, lineEnd), rules) !== chunks.join("")) return null;
+        if (entry.holes.length && owners[0] === 0 && owners[owners.length - 1] === entry.holes.length) {
+          // with values inside it: all of it, the line from its first word to its last (match.py)
+          const line = squashText(cleaned.slice(lineStart, lineEnd), rules);
+          const starts =
+            first === 0 && line.startsWith(chunks[0]) && line.endsWith(chunks[chunks.length - 1]) && !squashText(cleaned.slice(lineStart, at), rules)
+              ? inOrder(line, chunks, owners)
+              : null;
+          if (starts === null) return null;
+          starts.forEach((a, i) => (bounds[i] = [begin + a, begin + a + chunks[i].length])); // where the values are
+        } else {
+          // more on the line than the message (told without squashing a long line whole)
+          if (squashesLonger(cleaned, lineStart, lineEnd, entry.literal, rules)) return null;
+          if (squashText(cleaned.slice(lineStart, lineEnd), rules) !== chunks.join("")) return null;
+        }
       }
       if (matched < 2 * missing || (matched < entry.literal / 2 && !truncated)) return null;
       const inLast = last !== null && origin.get(begin) >= last[0];
