@@ -170,6 +170,26 @@ def test_the_watched_raise_statement_is_seen_executing(runner, tmp_path):
     assert (watched["entered"], watched["returned"], watched["escaped"], watched["raise_executed"]) == (1, 0, 1, 1)
 
 
+CHECKED = """\
+def check(seqs, blocks):
+    assert seqs <= blocks, f"max_num_seqs ({seqs}) exceeds {blocks}"
+    return blocks - seqs
+"""
+
+
+def test_a_watched_assert_counts_only_when_it_fails(runner, tmp_path):
+    """An assert's line runs when it passes too: only an exception raised there is the raise."""
+    code = ("import os, sys; os.makedirs('lib/vllm/config')\n"
+            f"open('lib/vllm/config/checked.py', 'w').write({CHECKED!r})\n"
+            "sys.path.insert(0, os.path.abspath('lib'))\n"
+            "from vllm.config.checked import check\ncheck(8, 128)\ntry:\n    check(256, 128)\nexcept AssertionError:\n    pass")
+    watch = [{"path": "vllm/config/checked.py", "function": "check", "raise_lines": [], "assert_lines": [2]}]
+    run = runner.run(request(python_case(code, role="fix", reach="return"), tmp_path, watch))
+    [watched] = run.watch
+    assert (watched["entered"], watched["returned"], watched["escaped"], watched["raise_executed"]) == (2, 1, 1, 1)
+    assert watched["assert_lines"] == [2]
+
+
 def test_the_fork_server_reports_what_it_preloaded():
     with ForkServerRunner(sys.executable, preload=("json", "email.mime.text")) as runner:
         assert runner.ready["preloaded"] == ["json", "email.mime.text"]

@@ -137,6 +137,9 @@ def test_the_watched_functions_are_the_sites_of_the_expected_error():
     past = ReproCase(role="fix", kind="python", reach="return", past="vllm/r.py:Registry.inspect")
     assert watch_targets(past, error) == [{"path": "vllm/r.py", "function": "Registry.inspect", "raise_lines": []}]
     assert watch_targets(ReproCase(role="fix", kind="python", past="none"), error) == []
+    # an assert's line runs whether it fails or not: the child counts it only when it raises
+    asserted = {"kind": "assert", "sites": [{"path": "vllm/a.py", "line": 10, "function": "A.f"}]}
+    assert watch_targets(fix, asserted) == [{"path": "vllm/a.py", "function": "A.f", "raise_lines": [], "assert_lines": [10]}]
 
 
 SANDBOXED = "bwrap: network, pid, ipc, uts and mount namespaces; read-only system and vLLM, no repository; rlimits; as uid 65534"

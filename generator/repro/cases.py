@@ -168,8 +168,10 @@ def watch_targets(case: ReproCase, error: dict | None) -> list[dict]:
     by_function: dict[tuple[str, str], list[int]] = {}
     for site in error.get("sites", ()):
         by_function.setdefault((site["path"], site.get("function") or ""), []).append(site["line"])
+    # An assert's line runs whether or not it fails: it counts only when it raises there.
+    key = "assert_lines" if error.get("kind") == "assert" else "raise_lines"
     return [
-        {"path": path, "function": function, "raise_lines": sorted(lines)}
+        {"path": path, "function": function, "raise_lines": [], key: sorted(lines)}
         for (path, function), lines in sorted(by_function.items())
     ]
 

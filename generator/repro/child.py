@@ -72,8 +72,10 @@ class FunctionWatch:
     """Traces the functions that raise an error, to tell whether a fix case got past them.
 
     A watched function is named by its file (``vllm/config/model.py``) and qualified
-    name; ``raise_lines`` are the lines of its raise statements. For each, it counts
-    calls, normal returns, exceptions that escaped, and raise lines executed.
+    name; ``raise_lines`` are the lines of its raise statements, ``assert_lines`` those of
+    its asserts (executed only when an exception is raised there: a passing assert runs its
+    line too). For each, it counts calls, normal returns, exceptions that escaped, and raise
+    lines executed.
     """
 
     def __init__(self, watch: list[dict]):
@@ -82,6 +84,7 @@ class FunctionWatch:
                 "path": item["path"],
                 "function": item.get("function") or "",
                 "raise_lines": set(item.get("raise_lines") or ()),
+                "assert_lines": set(item.get("assert_lines") or ()),
                 "entered": 0, "returned": 0, "escaped": 0, "raise_executed": 0,
             }
             for item in watch
@@ -120,6 +123,8 @@ class FunctionWatch:
                     target["raise_executed"] += 1
             elif event == "exception":
                 self._escaping.add(id(frame))
+                if frame.f_lineno in target["assert_lines"]:
+                    target["raise_executed"] += 1
             elif event == "return":
                 if id(frame) in self._escaping:
                     self._escaping.discard(id(frame))

@@ -123,8 +123,11 @@ def _watch(value) -> list[dict]:
         if not isinstance(item, dict):
             continue
         counts = {key: _int(item.get(key)) or 0 for key in ("entered", "returned", "escaped", "raise_executed")}
-        out.append({"path": _text(item.get("path"), 300), "function": _text(item.get("function"), 300),
-                    "raise_lines": [n for n in item.get("raise_lines") or [] if _int(n)][:1000], **counts})
+        watched = {"path": _text(item.get("path"), 300), "function": _text(item.get("function"), 300),
+                   "raise_lines": [n for n in item.get("raise_lines") or [] if _int(n)][:1000], **counts}
+        if item.get("assert_lines"):
+            watched["assert_lines"] = [n for n in item["assert_lines"] if _int(n)][:1000]
+        out.append(watched)
     return out[:100]
 
 
