@@ -622,3 +622,16 @@ def test_an_access_log_lines_status_phrase_is_no_message():
     m = tiny_matcher(("GenerationError", "Internal server error"))
     assert top(m, 'INFO:     10.0.0.1:52846 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error') is None
     assert top(m, "Internal server error") == "e0"
+
+
+def test_a_wrapper_that_quotes_the_foreign_error_comes_first_with_it_as_cause(history_matcher):
+    paste = ("RuntimeError: Worker failed with error 'CUDA error: no kernel image is available for execution on the device', "
+             "please check the stack trace above for the root cause")
+    matches, foreign = history_matcher.lookup(paste)
+    assert matches and "Worker failed with error" in matches[0].error.template
+    assert foreign["id"] == "cuda-no-kernel-image" and foreign["role"] == "cause"
+    # a wrapper that only points above stays behind the foreign error it follows
+    paste = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+             "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}")
+    matches, foreign = history_matcher.lookup(paste)
+    assert foreign["id"] == "torch-cuda-out-of-memory" and foreign["role"] == "answer"

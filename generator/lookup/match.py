@@ -630,8 +630,10 @@ class Matcher:
             head = cleaned[m.start : min([a for a, _ in m.value_spans] + [m.end])].strip()
             return len(head) >= QUOTE_HEAD and head in cleaned[cleaned.rfind("\n", 0, at) + 1 : at]
 
-        kept = [m for m in ranked if m.frame or (not WRAPPER.search(m.error.template) and (
-                quotes_it(m) or (m.start > line_end and m.error.kind != "log")))]
+        # A wrapper that quotes it ("Worker failed with error 'CUDA error: no kernel image ...'")
+        # is a vLLM message present in the paste: it comes first, the foreign error its cause.
+        kept = [m for m in ranked if m.frame or quotes_it(m) or (
+                not WRAPPER.search(m.error.template) and m.start > line_end and m.error.kind != "log")]
         # A log line that quotes it is listed, but the foreign error stays the answer: a log
         # line reports a failure, it is not what stopped vLLM.
         info["role"] = "cause" if any(m.error.kind != "log" for m in kept) else "answer"

@@ -1375,7 +1375,7 @@
         return head.length >= rules.quoteHead && cleaned.slice(cleaned.lastIndexOf("\n", at - 1) + 1, at).includes(head);
       };
       const kept = best.filter(
-        (m) => m.frame || (!rules.wrapper.test(m.error.template) && (quotesIt(m) || (m.start > lineEnd && m.error.kind !== "log"))),
+        (m) => m.frame || quotesIt(m) || (!rules.wrapper.test(m.error.template) && m.start > lineEnd && m.error.kind !== "log"),
       );
       info.role = kept.some((m) => m.error.kind !== "log") ? "cause" : "answer";
       return { matches: kept.slice(0, top).map((m) => m.toJSON()), not_vllm: info, releases: this.releasesOf(cleaned, frames, kept.slice(0, top)) };
