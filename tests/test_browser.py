@@ -78,6 +78,21 @@ EDGE_PASTES = {
         '  File "/opt/venv/lib/python3.12/site-packages/transformers/models/auto/configuration_auto.py", line 1, in f\n'
         "KeyError: 'qwen9'"
     ),
+    # the rules of the last rounds, each on a path the real pastes may not take
+    "exception type of another package": "httpx.ConnectError: [Errno -2] Name or service not known",
+    "python's own wording without its raise": "AttributeError: 'Qwen3Config' object has no attribute 'rope_scaling_factor'",
+    "short message with values as a whole line": "WARNING 08-22 16:28:32 config.py:710] Casting torch.bfloat16 to torch.float16.",
+    "short message with values inside a sentence": "We kept Casting torch.bfloat16 to torch.float16. and then it crashed",
+    "access log line": 'INFO:     10.0.0.1:52846 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error',
+    "vllm's wrapper raised with its own type": "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
+    "a wrapper quoting the foreign error": (
+        "RuntimeError: Worker failed with error 'CUDA error: no kernel image is available for execution on the device', "
+        "please check the stack trace above for the root cause"
+    ),
+    "a log line repeating vllm's message": (
+        "RuntimeError: Error in model execution (input dumped to /tmp/e.pkl): FlashAttention only supports Ampere GPUs or newer.\n"
+        "ERROR 01-11 13:09:40 engine.py:366] Error in model execution (input dumped to /tmp/e.pkl): FlashAttention only supports Ampere GPUs or newer."
+    ),
     "oom with vllm frame": (
         "Traceback (most recent call last):\n"
         '  File "/usr/lib/python3/site-packages/vllm/worker/gpu_worker.py", line 200, in determine_available_memory\n'

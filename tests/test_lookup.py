@@ -635,3 +635,15 @@ def test_a_wrapper_that_quotes_the_foreign_error_comes_first_with_it_as_cause(hi
              "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}")
     matches, foreign = history_matcher.lookup(paste)
     assert foreign["id"] == "torch-cuda-out-of-memory" and foreign["role"] == "answer"
+
+
+def test_vllms_message_raised_with_its_own_type_is_not_the_foreign_line(history_matcher):
+    """`RuntimeError: NCCL error: ...` is vLLM's pynccl wrapper (NCCL its cause); a log line that
+    begins with "Unexpected error" is not vLLM's `RuntimeError('unexpected error')`."""
+    matches, foreign = history_matcher.lookup("RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)")
+    assert matches and (matches[0].current or matches[0].error).id == "21bd5c25469971ec"
+    assert foreign["id"] == "nccl-error" and foreign["role"] == "cause"
+    paste = ("ERROR 03-26 05:25:01 engine.py:389] Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+             "before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on non supported HW")
+    matches, foreign = history_matcher.lookup(paste)
+    assert foreign["id"] == "cuda-device-count-failed" and foreign["role"] == "answer"
