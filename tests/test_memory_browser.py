@@ -219,6 +219,19 @@ def _results_change(browser, results, before: str) -> str:
     return results.text
 
 
+def _results_settle(browser, results, done) -> str:
+    """Typing fires an input event per key, so the results pass through each partial value
+    ("200G" is not a size yet); wait for the state the whole value gives, not the first change."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        WebDriverWait(browser, 30).until(lambda d: done(results.text))
+    except TimeoutException:
+        pytest.fail(f"the results never reached the expected state; they read:\n{results.text}")
+    return results.text
+
+
 @pytest.mark.parametrize("error_id", [KV_CACHE_TOO_SMALL, NO_MEMORY_FOR_CACHE, MAMBA_BLOCKS_BELOW_MAX_NUM_SEQS])
 def test_each_page_opens_on_an_example_of_its_own_error(browser, site_url, error_id):  # noqa: F811
     """Without a click, the calculator shows a model with a KV cache (never BERT) that meets
@@ -241,10 +254,9 @@ def test_fields_show_for_their_choice_and_are_read(browser, site_url):  # noqa: 
     assert not paste.is_displayed() and not memory.is_displayed()
     Select(form.find_element(By.NAME, "gpu")).select_by_value("custom")
     assert memory.is_displayed()
-    before = results.text
     memory.send_keys("200GiB")  # read: vLLM's share is 0.92 of it
-    text = _results_change(browser, results, before)
-    assert "184.00 GiB" in text and "No known error" in text
+    text = _results_settle(browser, results, lambda text: "184.00 GiB" in text)
+    assert "No known error" in text
     Select(form.find_element(By.NAME, "model")).select_by_value("paste")
     assert paste.is_displayed()
 
@@ -255,9 +267,8 @@ def test_a_bad_value_is_refused_at_its_field(browser, site_url):  # noqa: F811
     form, results = _open(browser, site_url, KV_CACHE_TOO_SMALL)
     field = form.find_element(By.NAME, "max_model_len")
     field.send_keys("abc")
-    before = results.text
-    _results_change(browser, results, before)
     label = field.find_element(By.XPATH, "..")
+    _results_settle(browser, results, lambda text: "abc" in label.text)
     message = label.find_element(By.CSS_SELECTOR, ".errorkb-field-error").text
     assert "--max-model-len must be a whole number" in message and "abc" in message
     assert field.get_attribute("aria-invalid") == "true"
@@ -313,7 +324,8 @@ def test_the_numbers_of_a_pasted_error_fill_the_fields(browser, site_url):  # no
         "ERROR 04-05 01:12:55 [core.py:390] ValueError: To serve at least one request with the models's max seq len "
         "(1048576), (24.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.97 GiB).")
     _results_change(browser, results, before)
-    assert form.find_element(By.NAME, "max_model_len").get_attribute("value") == "1048576"
+    field = form.find_element(By.NAME, "max_model_len")
+    _results_settle(browser, results, lambda text: field.get_attribute("value") == "1048576")
     assert "Read from your error: --max-model-len 1048576" in browser.find_element(By.CSS_SELECTOR, ".errorkb-memory-from-paste").text
     paste = form.find_element(By.NAME, "error_paste")
     paste.clear()
