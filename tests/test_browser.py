@@ -416,6 +416,17 @@ def test_ported_standard_library_is_in_sync():
     }
 
 
+def test_foreign_examples_as_python(lookup_page, site_matcher):
+    """Every example of foreign.yaml is answered in the browser as in Python."""
+    from generator.lookup.foreign import foreign_errors
+
+    examples = [example for error in foreign_errors() for example in error.examples]
+    found = js_lookup(lookup_page, examples, 3)
+    differ = [{"paste": text[:100], "js": comparable(js), "python": comparable(python_result(site_matcher, text, 3))}
+              for text, js in zip(examples, found) if comparable(js) != comparable(python_result(site_matcher, text, 3))]
+    assert not differ, json.dumps(differ[:5], indent=1, ensure_ascii=False)[:6000]
+
+
 def test_patterns_as_python(lookup_page):
     """The rules' regular expressions, rewritten for JavaScript, match where Python's re matches."""
     import re

@@ -272,6 +272,21 @@ def test_foreign_pastes_name_their_foreign_error(history_matcher):
     assert named >= 30 and wrong <= named * 0.1, (named, wrong)
 
 
+def test_each_foreign_error_is_told_by_its_own_examples(history_matcher):
+    """foreign.yaml's examples are tests: each one, looked up over every release, is answered
+    with its own foreign error (as the cause, when a vLLM message is found with it)."""
+    from generator.lookup.foreign import foreign_errors
+
+    wrong = []
+    for error in foreign_errors():
+        for example in error.examples:
+            matches, foreign = history_matcher.lookup(example)
+            if foreign is None or foreign["id"] != error.id or (matches and foreign["role"] != "cause"):
+                wrong.append(f"{error.id}: {example[:80]!r} got {foreign and foreign['id']}, "
+                             f"matches {[m.error.id for m in matches[:2]]}")
+    assert not wrong, "\n".join(wrong)
+
+
 def test_lookup_command_json(tmp_path, corpus_bundle, session_cache):
     text = "ValueError: Total number of attention heads (28) must be divisible by tensor parallel size (8)."
     result = subprocess.run(
@@ -547,6 +562,10 @@ def test_a_malformed_foreign_file_names_the_item_and_what_to_fix(tmp_path):
                    "    weak: false\n    reason: r\n    summary: s\n    steps: [s]\n    related: []\n")
     with pytest.raises(ValueError, match=r"foreign.yaml:2: errors\[1\]: `pattern` is not a regular expression"):
         load_foreign(bad)
+    bad.write_text("errors:\n  - id: x\n    source: x\n    title: t\n    keywords: [a]\n    pattern: 'a'\n"
+                   "    weak: false\n    reason: r\n    summary: s\n    steps: [s]\n    related: []\n    examples: []\n")
+    with pytest.raises(ValueError, match=r"foreign.yaml:2: errors\[1\]: `examples` must be a list of at least one paste"):
+        load_foreign(bad)
     bad.write_text("errors: [\n")
     with pytest.raises(ValueError, match=r"foreign.yaml:2: YAML error"):
         load_foreign(bad)
@@ -647,3 +666,19 @@ def test_vllms_message_raised_with_its_own_type_is_not_the_foreign_line(history_
              "before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on non supported HW")
     matches, foreign = history_matcher.lookup(paste)
     assert foreign["id"] == "cuda-device-count-failed" and foreign["role"] == "answer"
+    # ... nor when raised as a RuntimeError: vLLM's two words are not the whole line the foreign error fills
+    matches, foreign = history_matcher.lookup(paste.split("] ", 1)[1].join(["RuntimeError: ", ""]))
+    assert not matches and foreign["id"] == "cuda-device-count-failed" and foreign["role"] == "answer"
+
+
+def test_a_type_name_with_its_colon_is_no_message():
+    m = tiny_matcher(("HTTPException", "JSON decode error: {e}"))
+    assert top(m, "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)") is None
+    assert top(m, "HTTPException: JSON decode error: Expecting value: line 1 column 1 (char 0)") == "e0"
+
+
+def test_a_value_closed_by_a_bracket_ends_there():
+    """After "(8192)" the paste says other words than vLLM's: not a message cut short in its value."""
+    m = tiny_matcher(("WARNING", "max_num_batched_tokens ({n}) exceeds max_num_seqs * max_model_len ({m}). This may lead to unexpected behavior."))
+    assert top(m, "Value error, max_num_batched_tokens (8192) is smaller than max_model_len (131072). ...") is None
+    assert top(m, "max_num_batched_tokens (8192) exceeds max_num_seqs * max_model_len (2048") == "e0"  # cut in the value

@@ -55,13 +55,19 @@ def index_problem(index) -> str | None:
                 or not all(_site_ok(site, len(paths)) for site in row[5])
                 or not all(isinstance(f, str) for f in row[6])):
             return f"an error row that is not [id, exception, template, has_message, versions, sites, forms]: {str(row)[:80]}"
-    for name in ("groups", "kinds"):
+    for name in ("groups", "curated"):
         table = index.get(name, {})
         if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
             return f"`{name}` is not a mapping of strings"
+    kinds = index.get("kinds", {})
+    if not isinstance(kinds, dict) or not all(
+            isinstance(rows, list) and all(_int(n) and 0 <= n < len(errors) for n in rows) for rows in kinds.values()):
+        return "`kinds` is not a mapping of kind to row numbers"
     entries = index.get("entries", {})
-    if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
-        return "`entries` is not a mapping of entries"
+    if not isinstance(entries, dict) or not all(
+            isinstance(v, dict) and isinstance(v.get("ids"), list) and all(isinstance(i, str) for i in v["ids"])
+            for v in entries.values()):
+        return "`entries` is not a mapping of slug to entries with their ids"
     lines = index.get("raise_lines", {})
     if not isinstance(lines, dict) or not all(
             isinstance(rows, list) and all(isinstance(row, list) and len(row) == 3

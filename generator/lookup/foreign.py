@@ -42,6 +42,7 @@ class ForeignError:
     steps: tuple[str, ...]
     related: tuple[str, ...]  # ids of vLLM errors whose pages say more
     phases: tuple[tuple[str, frozenset[str], str], ...] = ()  # (phase, frame functions, advice)
+    examples: tuple[str, ...] = ()  # pastes it is told by: shown on its page, and each one a test
 
 
 class ForeignFileError(InputError, ValueError):
@@ -81,6 +82,10 @@ def load_foreign(path: Path = FOREIGN_FILE) -> list[ForeignError]:
             pattern = re.compile(item["pattern"])
         except re.error as exc:
             raise fail(number, f"`pattern` is not a regular expression ({exc}); fix it") from None
+        examples = item.get("examples")
+        if not isinstance(examples, list) or not examples or not all(isinstance(e, str) and e.strip() for e in examples):
+            raise fail(number, "`examples` must be a list of at least one paste (a line as the error prints it) "
+                               "that the pattern tells")
         phases = item.get("phases", [])
         if not isinstance(phases, list) or not all(
                 isinstance(p, dict) and isinstance(p.get("phase"), str) and isinstance(p.get("functions"), list)
@@ -91,6 +96,7 @@ def load_foreign(path: Path = FOREIGN_FILE) -> list[ForeignError]:
             pattern=pattern, weak=item["weak"], reason=item["reason"], summary=item["summary"],
             steps=tuple(item["steps"]), related=tuple(item["related"]),
             phases=tuple((p["phase"], frozenset(p["functions"]), p.get("advice", "")) for p in phases),
+            examples=tuple(examples),
         ))
     return found
 

@@ -21,7 +21,9 @@ from generator.text import CUT_TRAILING, ELLIPSIS, error_path, error_url, foreig
 # 2: the rules carry every number and pattern that lookup.js needs (1 carried only a few).
 # 3: groups (one result per problem), kinds, curated summaries, foreign errors with ids.
 # 4: forms no longer repeat the main template; the releases each file is in.
-INDEX_SCHEMA_VERSION = 6
+# 7: entries by slug (an entry of several ids once), kinds as row numbers, curated titles only
+#    where no entry gives them: the browser's index stays under 1 MB gzipped.
+INDEX_SCHEMA_VERSION = 7
 
 
 def _source(pattern: re.Pattern) -> str:
@@ -65,6 +67,7 @@ def rules() -> dict:
         "title_width": match.TITLE_WIDTH,
         "closers": match.CLOSERS,
         "diverge": match.DIVERGE,
+        "value_closers": match.VALUE_CLOSERS,
         "cut_message_least": match.CUT_MESSAGE_LEAST,
         "quote_head": match.QUOTE_HEAD,
         # generator/text.py
@@ -97,6 +100,7 @@ def rules() -> dict:
             "exception_line": _source(foreign.EXCEPTION_LINE),
             "exception_prefix": _source(match.EXCEPTION_PREFIX),
             "pythons_own": _source(match.PYTHONS_OWN),
+            "ends_in_a_value": _source(match.ENDS_IN_A_VALUE),
             "frame": _source(foreign.FRAME),
             "site_package": _source(foreign.SITE_PACKAGE),
             "qualified_exception": _source(foreign.QUALIFIED_EXCEPTION),
@@ -171,14 +175,57 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
                     [f for f in forms[i] if f != merged[i]["template"]]]
                    for i in ids],
         "groups": problem_groups(merged, revisions, links or [], entries),
-        "kinds": {i: kinds[i] for i in sorted(kinds)},
+        "kinds": pack_kinds(ids, kinds),
         "paths": {p: paths[p] for p in sorted(paths)},
         **({"raise_lines": {i: [[p, n, m] for (p, n), m in sorted(lines[i].items())] for i in sorted(lines)}}
            if raise_lines else {}),
         "rules": rules(),
-        **({"curated": {i: curated[i] for i in sorted(curated) if i in merged}} if curated else {}),
-        **({"entries": {i: entries[i] for i in sorted(entries) if i in merged}} if entries else {}),
+        **({"curated": pack_curated(curated, entries, merged)} if curated else {}),
+        **({"entries": pack_entries(entries, merged)} if entries else {}),
     }
+
+
+def pack_kinds(ids: list[str], kinds: dict[str, str]) -> dict[str, list[int]]:
+    """Kind → the numbers of its rows in ``errors`` (raise and assert, most of them, are left
+    out): a row number costs a fifth of an id."""
+    number = {i: n for n, i in enumerate(ids)}
+    packed: dict[str, list[int]] = {}
+    for i in sorted(kinds, key=number.__getitem__):
+        packed.setdefault(kinds[i], []).append(number[i])
+    return {kind: packed[kind] for kind in sorted(packed)}
+
+
+def kinds_of(index: dict) -> dict[str, str]:
+    """Error id → kind, for the rows ``pack_kinds`` lists (any other is a raise)."""
+    errors = index["errors"]
+    return {errors[n][0]: kind for kind, rows in index.get("kinds", {}).items() for n in rows}
+
+
+def pack_entries(entries: dict[str, dict], known) -> dict[str, dict]:
+    """Slug → the entry's {title, summary, fix, ids}: an entry of several ids is written once."""
+    packed: dict[str, dict] = {}
+    for i in sorted(entries):
+        if i in known:
+            entry = entries[i]
+            packed.setdefault(entry["slug"], {k: v for k, v in entry.items() if k != "slug"} | {"ids": []})["ids"].append(i)
+    return {slug: packed[slug] for slug in sorted(packed)}
+
+
+def entries_of(index: dict) -> dict[str, dict]:
+    """Error id → its curated entry {slug, title, summary, fix}, read back from ``pack_entries``."""
+    return {i: {"slug": slug, **{k: v for k, v in entry.items() if k != "ids"}}
+            for slug, entry in index.get("entries", {}).items() for i in entry["ids"]}
+
+
+def pack_curated(curated: dict[str, str], entries: dict[str, dict] | None, known) -> dict[str, str]:
+    """The curated titles an entry of ``entries`` does not already give."""
+    entries = entries or {}
+    return {i: curated[i] for i in sorted(curated) if i in known and (i not in entries or entries[i]["title"] != curated[i])}
+
+
+def titles_of(index: dict) -> dict[str, str]:
+    """Error id → the title its results show: its entry's, else a curated one."""
+    return {**{i: e["title"] for i, e in entries_of(index).items()}, **index.get("curated", {})}
 
 
 def problem_groups(errors: dict[str, dict], revisions: list[str], links: list, entries: dict[str, dict]) -> dict[str, str]:
@@ -265,18 +312,19 @@ def regroup(index: dict, entries: dict[str, dict], links: list[tuple[str, str]] 
     errors = {row[0]: {"exception": row[1], "template": row[2], "has_message": row[3], "versions": row[4]}
               for row in error_rows(index)}
     pairs = list(index.get("groups", {}).items()) + [(a, b) for a, b in links if a in errors and b in errors]
-    titles = dict(index.get("curated", {}))
+    titles = titles_of(index)
     titles.update({i: e["title"] for i, e in entries.items() if i in errors})
     return {**index, "groups": problem_groups(errors, index["revisions"], pairs, entries),
-            "curated": {i: titles[i] for i in sorted(titles)},
-            "entries": {i: entries[i] for i in sorted(entries) if i in errors}}
+            "curated": pack_curated(titles, entries, errors),
+            "entries": pack_entries(entries, errors)}
 
 
 def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
     """The matcher over the index's errors; their URLs absolute under ``site_url`` when given."""
     order = {revision: place for place, revision in enumerate(index.get("revisions", []))}
-    kinds = index.get("kinds", {})
-    entries = index.get("entries", {})
+    kinds = kinds_of(index)
+    entries = entries_of(index)
+    titles = titles_of(index)
     rows = error_rows(index)
     errors = [
         LookupError_(
@@ -284,7 +332,7 @@ def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
             exception=exception,
             template=template,
             title=error_title(exception, template, has_message, function=sites[0][2] if sites else "",
-                              curated=index.get("curated", {}).get(id_, "")),
+                              curated=titles.get(id_, "")),
             url=error_url(site_url, id_),
             versions=versions,
             sites=[{"path": p, "line": line, "function": f} for p, line, f in sites],

@@ -42,7 +42,7 @@ from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, un
 GRAM = 6
 MAX_GRAMS_PER_ENTRY = 48
 STOP_GRAM_ENTRIES = 150  # a gram in more templates than this tells nothing
-MAX_CANDIDATES = 40
+MAX_CANDIDATES = 80
 CANDIDATE_SHARE = 5  # a template is a candidate when the paste has 1/CANDIDATE_SHARE of its grams,
 CANDIDATE_GRAMS = 8  # or this many of them
 ANCHORS = 3  # a match is anchored on one of the template's first chunks
@@ -59,6 +59,7 @@ MAX_VALUE_CHARS = 2000  # a placeholder's value is cut after this many character
 TITLE_WIDTH = 80
 HOLE = re.compile(r"\{[^}]*\}")  # a placeholder, for telling whether a template has literal text
 # A template that is only a message Python itself writes, around its placeholders.
+ENDS_IN_A_VALUE = re.compile(r"\{[^}]*\}\W*$")  # "NCCL error: {error_str}": its value runs on to the line's end
 PYTHONS_OWN = re.compile(r"""^(?:\{[^}]*\}|['"\s.])*(?:object )?has no attribute(?:\{[^}]*\}|['"\s.])*$|^No module named(?:\{[^}]*\}|['"\s.])*$""")
 # A vLLM message's text before its first value, at least this long, found again on the
 # foreign error's line makes that line a copy of the message (quotes_it).
@@ -299,7 +300,7 @@ def _inside_type_name(cleaned: str, start: int, end: int) -> bool:
     line_end = cleaned.find("\n", start)
     line = cleaned[line_start : len(cleaned) if line_end == -1 else line_end]
     colon = line.find(":")
-    if colon == -1 or end > line_start + colon:
+    if colon == -1 or end > line_start + colon + 1:  # the type's colon may come with it ("JSON decode error:")
         return False
     return EXCEPTION_LINE.match(line.strip()) is not None
 
@@ -621,8 +622,11 @@ class Matcher:
         # traceback's last frame.
         def quotes_it(m: Match) -> bool:  # the foreign error is in the vLLM message's values
             # (one that starts where the foreign pattern does is that line itself only when raised
-            # with its own type: "RuntimeError: NCCL error: unhandled system error" is vLLM's)
-            if (m.start < at or m.start == at and m.exception_agrees) and (
+            # with its own type and to the line's end: "RuntimeError: NCCL error: unhandled system
+            # error" is vLLM's, "RuntimeError: Unexpected error from cudaGetDeviceCount()" is not
+            # vLLM's "unexpected error")
+            if (m.start < at or m.start == at and m.exception_agrees
+                    and (m.end >= line_end or ENDS_IN_A_VALUE.search(m.error.template))) and (
                     any(a <= at < b for a, b in m.value_spans) or "\n" not in cleaned[m.start : at]):
                 return True
             # ... or in another copy of the vLLM message: a log line that repeats it
@@ -945,22 +949,24 @@ CLOSERS = "'\"`)]}[\\"  # what ends a message quoted in JSON, a repr or a pydant
 
 
 DIVERGE = 2  # squashed characters of vLLM's next words that show the paste went on, and then said other words
+VALUE_CLOSERS = ")]"  # ... or one, where it closes the value: "(8192) is smaller than" is not "(8192) exceeds"
 
 
 def _diverges(flat: str, origin: Origin, cleaned: str, pos: int, chunk: str) -> bool:
     """After a hole: whether the paste goes on with the start of vLLM's next words and then
     other words on the same line (``... blocks (128). My server then ...``), rather than
     stopping inside the value (then the value may be any length)."""
-    if pos >= len(flat) or len(chunk) < DIVERGE:
+    size = 1 if chunk[:1] and chunk[0] in VALUE_CLOSERS else DIVERGE
+    if pos >= len(flat) or len(chunk) < size:
         return False
     line_end = cleaned.find("\n", origin[pos])
     line_end = len(cleaned) if line_end == -1 else line_end
-    at = flat.find(chunk[:DIVERGE], pos)
+    at = flat.find(chunk[:size], pos)
     while at != -1 and origin[at] < line_end:
         common = _common_prefix(flat, at, chunk)
         if at + common < len(flat) and origin[at + common] < line_end and not _message_ends(cleaned, origin[at + common - 1] + 1):
             return True
-        at = flat.find(chunk[:DIVERGE], at + 1)
+        at = flat.find(chunk[:size], at + 1)
     return False
 
 

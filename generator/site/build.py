@@ -273,6 +273,7 @@ def foreign_json(error) -> dict:
         "steps": list(error.steps),
         "related": list(error.related),
         "phases": [{"phase": p, "functions": sorted(f), "advice": a} for p, f, a in error.phases],
+        "examples": list(error.examples),
         "keywords": list(error.keywords),
         "pattern": error.pattern.pattern,
         "url": foreign_path(error.id),

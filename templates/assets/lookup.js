@@ -57,7 +57,7 @@
 
   // The index format this file reads (generator.lookup.index.INDEX_SCHEMA_VERSION); the
   // numbers and patterns of the rules come from the index itself.
-  const INDEX_SCHEMA_VERSION = 6;
+  const INDEX_SCHEMA_VERSION = 7;
 
   // --- code points: the slot form -----------------------------------------------------------
   //
@@ -810,6 +810,7 @@
       closers: rules.closers,
       cutMessageLeast: rules.cut_message_least,
       diverge: rules.diverge,
+      valueClosers: rules.value_closers,
       hole: pyRegex(patterns.hole, "", "g"),
       // generator/text.py
       ellipsis: rules.ellipsis,
@@ -819,6 +820,7 @@
       exceptionLine: pyRegex(patterns.exception_line),
       exceptionPrefix: pyRegex(patterns.exception_prefix),
       pythonsOwn: pyRegex(patterns.pythons_own),
+      endsInAValue: pyRegex(patterns.ends_in_a_value),
       frame: pyRegex(patterns.frame, "", "g"),
       sitePackage: pyRegex(patterns.site_package, "", "g"),
       qualifiedException: pyRegex(patterns.qualified_exception),
@@ -928,10 +930,21 @@
       this.index = new Map();
       this.short = [];
       this.byLocation = new Map();
-      const curated = index.curated || {};
-      const kinds = index.kinds || {};
-      const entryOf = index.entries || {};
       const own = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
+      // entries by slug, each with its ids; kinds as row numbers; curated titles where no entry
+      // gives one (index.py: entries_of, kinds_of, titles_of)
+      const entryOf = {};
+      const curated = {};
+      for (const [slug, entry] of Object.entries(index.entries || {})) {
+        const { ids, ...rest } = entry;
+        for (const id of ids) {
+          entryOf[id] = { slug, ...rest };
+          curated[id] = rest.title;
+        }
+      }
+      Object.assign(curated, index.curated || {});
+      const kindOfRow = new Map();
+      for (const [kind, rows] of Object.entries(index.kinds || {})) for (const n of rows) kindOfRow.set(n, kind);
       const order = new Map((index.revisions || []).map((revision, place) => [revision, place]));
       // a row's versions are a bitmask over the revisions, its sites' paths numbers in `paths`
       // (generator.lookup.index.error_rows reads them back the same way)
@@ -960,7 +973,7 @@
           sites: sites.map(([path, line, fn]) => ({ path, line, function: fn })),
           exceptionLow: lowerSlots(toSlots(exception)),
           number,
-          kind: own(kinds, id) ? kinds[id] : "raise",
+          kind: kindOfRow.has(number) ? kindOfRow.get(number) : "raise",
           entry: own(entryOf, id) ? entryOf[id] : null,
         };
         this.errors.push(error);
@@ -1250,7 +1263,7 @@
       if (lineEnd === -1) lineEnd = cleaned.length;
       const line = cleaned.slice(lineStart, lineEnd);
       const colon = line.indexOf(":");
-      if (colon === -1 || end > lineStart + colon) return false;
+      if (colon === -1 || end > lineStart + colon + 1) return false; // the type's colon may come with it
       return this.rules.exceptionLine.test(pyStrip(line));
     }
 
@@ -1369,7 +1382,7 @@
       const [lineEnd, source, reason, foreignId, at] = foreign;
       const info = this.foreignInfo(source, reason, foreignId, frames);
       const quotesIt = (m) => {
-        if ((m.start < at || (m.start === at && m.exceptionAgrees)) && (m.valueSpans.some(([a, b]) => a <= at && at < b) || !cleaned.slice(m.start, at).includes("\n"))) return true;
+        if ((m.start < at || (m.start === at && m.exceptionAgrees && (m.end >= lineEnd || rules.endsInAValue.test(m.error.template)))) && (m.valueSpans.some(([a, b]) => a <= at && at < b) || !cleaned.slice(m.start, at).includes("\n"))) return true;
         // ... or in another copy of the vLLM message (match.py: quotes_it)
         const head = pyStrip(cleaned.slice(m.start, Math.min(...m.valueSpans.map(([a]) => a), m.end)));
         return head.length >= rules.quoteHead && cleaned.slice(cleaned.lastIndexOf("\n", at - 1) + 1, at).includes(head);
@@ -1581,10 +1594,12 @@
 
   /** _diverges(): after a hole, the paste goes on with vLLM's next words and then other words on the line. */
   function diverges(flat, origin, cleaned, pos, chunk, rules) {
-    if (pos >= flat.length || chunk.length < rules.diverge) return false;
+    // a value closed by a bracket ends at it: one character of vLLM's next words is enough (match.py: VALUE_CLOSERS)
+    const size = chunk.length && rules.valueClosers.includes(chunk[0]) ? 1 : rules.diverge;
+    if (pos >= flat.length || chunk.length < size) return false;
     let lineEnd = cleaned.indexOf("\n", origin.get(pos));
     if (lineEnd === -1) lineEnd = cleaned.length;
-    const head = chunk.slice(0, rules.diverge);
+    const head = chunk.slice(0, size);
     let at = pyFind(flat, head, pos);
     while (at !== -1 && origin.get(at) < lineEnd) {
       const common = commonPrefix(flat, at, chunk);
