@@ -305,7 +305,8 @@ def test_logs_responses_and_foreign_errors_have_pages(corpus_site):
         html = (out / "foreign" / error.id / "index.html").read_text()
         assert "What to do" in html and "<script>alert" not in html
         data = json.loads((out / "api" / "foreign" / f"{error.id}.json").read_text())
-        assert data["id"] == error.id and data["steps"]
+        assert data["id"] == error.id and data["steps"] and data["examples"] == list(error.examples)
+        assert "What it looks like" in html
     oom = (out / "foreign/torch-cuda-out-of-memory/index.html").read_text()
     assert "memory profiling" in oom and "_dummy_sampler_run" in oom
 
@@ -499,3 +500,19 @@ def test_a_hostile_report_url_stays_inert(site_input, tmp_path):
     for page in ("errors/fedcba9876543210/index.html", "foreign/torch-cuda-out-of-memory/index.html"):
         html = (tmp_path / "site" / page).read_text()
         assert "Reported in 1 issue<" in html and "window.pwned=7</script>" not in html and "<script>window.pwned" not in html
+
+
+def test_a_foreign_errors_example_is_shown_as_text_whatever_it_holds():
+    """An example (foreign.yaml comes by pull request too) stays inside its code block: a fence
+    or markup in it opens nothing."""
+    import dataclasses
+
+    from generator.lookup.foreign import foreign_errors
+    from generator.site.render import environment
+
+    error = dataclasses.replace(foreign_errors()[0], examples=("```\n<script>alert(1)</script>\n```html\n<img src=x onerror=alert(2)>",))
+    text = environment(ROOT / "templates").get_template("foreign.md.j2").render(error=error, related=[], reports=[], reports_gathered="")
+    import markdown
+
+    html = markdown.markdown(text, extensions=["fenced_code"])
+    assert "<script>" not in html and "<img" not in html and "&lt;script&gt;alert(1)" in html
