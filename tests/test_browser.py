@@ -234,15 +234,19 @@ def site_matcher(served_site, pin_matcher):
     return matcher
 
 
-@pytest.fixture(scope="session")
-def lookup_page(browser, site_url):
-    """The home page, with the index loaded; for the lookups run through window.errorkb."""
+def _home_with_the_index(browser, site_url):
     browser.get(site_url)
     errors = browser.execute_async_script(
         "const done = arguments[0]; window.errorkb.ready.then(() => done(null), (e) => done(String(e)));"
     )
     assert errors is None, errors
     return browser
+
+
+@pytest.fixture(scope="session")
+def lookup_page(browser, site_url):
+    """The home page, with the index loaded; for the lookups run through window.errorkb."""
+    return _home_with_the_index(browser, site_url)
 
 
 def js_lookup(driver, texts: list[str], top: int) -> list[dict]:
@@ -800,8 +804,9 @@ def test_long_lists_are_split_and_filtered(browser, site_url, served_site):
     assert "helpers" in names and "_dispatch_expr_error" not in names and "bypass_cls" not in names
 
 
-def test_paste_results_are_titled_like_the_pages(lookup_page):
+def test_paste_results_are_titled_like_the_pages(browser, site_url):
     """A curated error's result carries its entry's title, in the browser as on its page."""
+    lookup_page = _home_with_the_index(browser, site_url)  # tests before it may have left for another site
     found = lookup_page.execute_async_script(LOOKUP, [
         "ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (600). Each decode sequence requires one Mamba "
         "cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most 600 or increase "

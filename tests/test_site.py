@@ -291,9 +291,10 @@ def test_logs_responses_and_foreign_errors_have_pages(corpus_site):
     out, pages, _ = corpus_site
     kinds = {p.kind for p in pages}
     assert {"raise", "assert", "log", "response"} <= kinds
-    log = json.loads((out / "api/errors/0f601d815dc7318f.json").read_text())  # "Error in chat completion stream generator."
+    log = json.loads((out / "api/errors/1da2d6897c1333c9.json").read_text())  # "Error in message stream converter."
+    assert log["entry"] is None, "this checks the generated page of a log line: pick one that has no entry yet"
     assert log["kind"] == "log" and log["exception"] == "ERROR" and "logs this at ERROR level" in log["meaning"]
-    assert "Where vLLM logs it" in (out / "errors/0f601d815dc7318f/index.html").read_text()
+    assert "Where vLLM logs it" in (out / "errors/1da2d6897c1333c9/index.html").read_text()
     assert log["phase"] == "request handling" and log["issue_search"].startswith("https://github.com/vllm-project/vllm/issues?q=")
     response = json.loads((out / "api/errors/366dfc63cbfe0185.json").read_text())
     assert response["kind"] == "response" and response["sites"][0]["status"] == 400
