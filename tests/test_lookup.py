@@ -682,3 +682,35 @@ def test_a_value_closed_by_a_bracket_ends_there():
     m = tiny_matcher(("WARNING", "max_num_batched_tokens ({n}) exceeds max_num_seqs * max_model_len ({m}). This may lead to unexpected behavior."))
     assert top(m, "Value error, max_num_batched_tokens (8192) is smaller than max_model_len (131072). ...") is None
     assert top(m, "max_num_batched_tokens (8192) exceeds max_num_seqs * max_model_len (2048") == "e0"  # cut in the value
+
+
+def test_a_long_messages_first_sentence_alone_is_found_among_many_alike(history_matcher):
+    """vllm-project/verl's paste (lc-011): only the first sentence of a 230-character message,
+    inside pydantic's wrapper. Dozens of templates share its words (max_num_batched_tokens,
+    max_model_len), and it ranked 65th by the share of its grams: the candidates must reach it."""
+    paste = json.loads((DATA / "pastes" / "lc-011-verl-chunked-prefill-batched-tokens-pydantic.json").read_text())["paste"]
+    matches, _ = history_matcher.lookup(paste)
+    assert matches and "b51a0bcc15720ea5" in _problem_ids(matches[0]), [m.error.id for m in matches]
+
+
+def test_the_index_writes_an_entry_of_several_ids_once_and_kinds_as_rows():
+    from generator.lookup.index import compact_index, entries_of, kinds_of, matcher_from_index, titles_of
+
+    catalog = {"revision": "v1", "errors": [
+        {"id": i, "exception": exc, "template": t, "kind": kind,
+         "sites": [{"path": "vllm/a.py", "line": n, "function": "f", "template": t}]}
+        for n, (i, exc, t, kind) in enumerate([
+            ("a" * 16, "ValueError", "Too many sequences: {n}", "raise"),
+            ("b" * 16, "ValueError", "Too many sequences in the batch: {n}", "raise"),
+            ("c" * 16, "WARNING", "Sequences were capped at {n}", "log")], 1)]}
+    entry = {"slug": "too-many", "title": "Too many sequences", "summary": "s", "fix": None}
+    index = compact_index([catalog], {"a" * 16: "Too many sequences", "b" * 16: "Too many sequences"},
+                          entries={"a" * 16: entry, "b" * 16: entry})
+    assert index["entries"] == {"too-many": {"title": "Too many sequences", "summary": "s", "fix": None, "ids": ["a" * 16, "b" * 16]}}
+    assert index["curated"] == {}  # the entry gives the titles
+    assert kinds_of(index) == {"c" * 16: "log"} and list(index["kinds"]) == ["log"]
+    assert entries_of(index)["b" * 16]["slug"] == "too-many" and titles_of(index)["a" * 16] == "Too many sequences"
+    matcher = matcher_from_index(index)
+    by_id = {e.id: e for e in matcher.errors}
+    assert by_id["c" * 16].kind == "log" and by_id["a" * 16].kind == "raise"
+    assert by_id["b" * 16].entry["slug"] == "too-many" and by_id["c" * 16].entry is None
