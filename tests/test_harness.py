@@ -190,6 +190,33 @@ def test_a_watched_assert_counts_only_when_it_fails(runner, tmp_path):
     assert watched["assert_lines"] == [2]
 
 
+ROUTE = """\
+import asyncio
+
+async def rerank(seqs):
+    await asyncio.sleep(0)
+    if seqs > 4:
+        raise ValueError(f"too many: {seqs}")
+    return await asyncio.ensure_future(asyncio.sleep(0, result=seqs))
+"""
+
+
+def test_a_watched_coroutine_that_awaits_is_seen_returning(runner, tmp_path):
+    """A coroutine resumed after an await sees a StopIteration (the awaited value): with
+    ``return await``, the return follows it at once, and no exception escaped."""
+    code = ("import asyncio, os, sys; os.makedirs('lib/vllm/entrypoints')\n"
+            f"open('lib/vllm/entrypoints/route.py', 'w').write({ROUTE!r})\n"
+            "sys.path.insert(0, os.path.abspath('lib'))\n"
+            "from vllm.entrypoints.route import rerank\nasyncio.run(rerank(2))")
+    watch = [{"path": "vllm/entrypoints/route.py", "function": "rerank", "raise_lines": [6]}]
+    run = runner.run(request(python_case(code, role="fix", reach="return"), tmp_path, watch))
+    assert run.outcome == "returned", run.log_tail
+    [watched] = run.watch
+    assert watched["escaped"] == 0 and watched["returned"] >= 1 and watched["raise_executed"] == 0
+    run = runner.run(request(python_case(code.replace("rerank(2)", "rerank(9)"), role="fix", reach="return"), tmp_path, watch))
+    [watched] = run.watch
+    assert watched["escaped"] == 1 and watched["raise_executed"] == 1
+
 def test_the_fork_server_reports_what_it_preloaded():
     with ForkServerRunner(sys.executable, preload=("json", "email.mime.text")) as runner:
         assert runner.ready["preloaded"] == ["json", "email.mime.text"]

@@ -177,6 +177,40 @@ def test_a_message_raised_in_another_packages_frame_is_not_vllms():
     assert top(m, tb.replace("/transformers/models/llama/", "/vllm/transformers_utils/")) == "e0"
 
 
+
+def test_a_near_match_later_on_a_line_another_package_raised_is_not_vllms():
+    """SGLang keeps copies of vLLM's older checks, worded a little differently."""
+    m = tiny_matcher(("AttributeError", "MoE Model {type(model).__name__} does not support BitsAndBytes quantization yet. Ensure this model has 'get_expert_mapping' method."))
+    tb = ('  File "/sgl-workspace/sglang/python/sglang/srt/model_loader/loader.py", line 1002, in _load_weights\n'
+          "    raise AttributeError(\n"
+          "AttributeError: Model Qwen2_5_VLForConditionalGeneration does not support BitsAndBytes quantization yet.")
+    matches, foreign = m.lookup(tb)
+    assert matches == [] and foreign["source"] == "sglang" and foreign["role"] == "answer"
+    assert top(m, tb.replace("/sgl-workspace/sglang/python/sglang/srt/", "/opt/venv/lib/python3.12/site-packages/vllm/")) == "e0"
+
+
+def test_a_value_cut_at_the_lines_end_needs_the_message_to_open_there():
+    m = tiny_matcher(("WARNING", "The environment variable {env_var} is deprecated and ignored. Set {new_key} inside kv_transfer_config instead."))
+    # the words open a sentence of someone else's, mid-line: not vLLM's message cut short
+    assert top(m, "ImportError: vLLM is not installed. If so, run once with the environment variable NRL_FORCE_REBUILD_VENVS=true set") is None
+    # the message opens its line (after a log prefix, or pydantic's "Value error, ") and is cut inside its value
+    assert top(m, "WARNING 05-01 10:00:00 [nixl.py:12] The environment variable VLLM_NIXL_SIDE_CHANNEL_PORT") == "e0"
+    assert top(m, "Value error, The environment variable VLLM_NIXL_SIDE_CHANNEL_PORT") == "e0"
+
+
+def test_a_vllm_line_that_calls_another_package_names_that_package():
+    """Compiled code adds no frame: the exception under vLLM's call line is the callee's."""
+    m = tiny_matcher(("RuntimeError", "Engine process failed to start. See stack trace for the root cause."))
+    tb = ('  File "/home/u/vllm/vllm/v1/worker/tpu_model_runner.py", line 267, in _update_states\n'
+          "    generator = torch.Generator(device=self.device)\n"
+          "                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+          "RuntimeError: XLA device type not an accelerator.")
+    matches, foreign = m.lookup(tb)
+    assert matches == [] and foreign["source"] == "torch" and "tpu_model_runner.py, line 267" in foreign["reason"]
+    # a raise, or vLLM's own kernels through torch.ops, are no other package's
+    assert m.lookup(tb.replace("generator = torch.Generator(device=self.device)", "raise RuntimeError(torch.Generator)"))[1] is None
+    assert m.lookup(tb.replace("torch.Generator(device=self.device)", "torch.ops._C.rms_norm(out, x)"))[1] is None
+
 # --- bad input ---------------------------------------------------------------------------
 
 
@@ -627,6 +661,12 @@ def test_a_vllm_message_worded_as_pythons_own_needs_its_raise_in_the_traceback()
     raised = ('Traceback (most recent call last):\n  File "/opt/venv/lib/python3.12/site-packages/vllm/lora/layers/base.py", '
               "line 32, in __getattr__\n    raise AttributeError(\n" + paste)
     assert [x.error.id for x in m.lookup(raised)[0]] == ["e0"]
+
+
+def test_pythons_own_wording_of_a_module_attribute_needs_the_raise_too():
+    # vllm/__init__.py's lazy __getattr__ words it as Python does for every module.
+    m = tiny_matcher(("AttributeError", "module {__package__} has no attribute {name}"))
+    assert top(m, "AttributeError: module 'torch' has no attribute 'float8_e4m3fn'") is None
 
 
 def test_a_short_message_with_values_inside_is_trusted_as_a_whole_line():

@@ -6,7 +6,8 @@
 - ``not_vllm``: errors that vLLM users hit but that come from elsewhere (PyTorch, CUDA,
   NCCL, imports, transformers, the Hugging Face Hub), told by their messages;
 - ``foreign_frame``: when no vLLM error matched, a traceback that ends in another
-  package's own code.
+  package's own code;
+- ``foreign_call``: ... or in a line of vLLM's that calls another package (no raise).
 
 The browser port builds the same patterns and rules from the index (``index.py``).
 """
@@ -191,7 +192,8 @@ def from_rows(rows: Iterable[tuple]) -> list[ForeignError]:
 
 
 # Packages whose own frame, innermost in a traceback, says the error is theirs.
-FOREIGN_PACKAGES = ("transformers", "torch", "huggingface_hub", "ray", "triton", "tokenizers", "safetensors", "pydantic")
+# SGLang carries copies of vLLM's older checks: its frame says the copy raised it.
+FOREIGN_PACKAGES = ("transformers", "torch", "huggingface_hub", "ray", "triton", "tokenizers", "safetensors", "pydantic", "sglang")
 FOREIGN_FRAME_REASON = "the traceback ends in {package}'s own code ({file})"
 
 
@@ -236,3 +238,32 @@ def foreign_frame(frames: list[tuple[str, str]], any_package: bool = True) -> tu
     if found and found[-1] != "vllm":
         return 0, found[-1], FOREIGN_FRAME_REASON.format(package=found[-1], file=path.rsplit("/", 1)[-1]), "", 0
     return None
+
+
+# A frame in vLLM whose code line is not a raise but a call into another package
+# ("generator = torch.Generator(device=self.device)"): compiled code adds no frame of its
+# own, so the exception under that line came from the call. vLLM's own kernels are called
+# through torch.ops, so that is no other package.
+FOREIGN_CALL = re.compile(r"^(?!\s*(?:raise|assert)\b).*?\b(torch|triton|flashinfer|xformers|transformers|numpy|np|ray|safetensors|xgrammar)\.(?!ops\b)[\w.]*\(")
+FOREIGN_CALL_REASON = "vLLM's code ({file}, line {line}) called {package}, which raised it: that line is no raise"
+
+
+def foreign_call(cleaned: str, last: tuple[int, str] | None) -> tuple[int, str, str, str, int] | None:
+    """When no vLLM error matched: the package that vLLM's innermost frame calls on its code line."""
+    if last is None:
+        return None
+    frame = None
+    for frame in FRAME.finditer(cleaned):
+        pass
+    if frame is None or frame.end() > last[0] or "vllm/" not in frame.group(1).replace("\\", "/"):
+        return None
+    between = cleaned[frame.end() : last[0]].strip("\n").split("\n")
+    if len(between) > 3:  # the code line of the frame (and a caret line), nothing else
+        return None
+    found = FOREIGN_CALL.match(between[0])
+    if found is None:
+        return None
+    package = "numpy" if found.group(1) == "np" else found.group(1)
+    path = frame.group(1).replace("\\", "/")
+    return 0, package, FOREIGN_CALL_REASON.format(file=path.rsplit("/", 1)[-1], line=frame.group(2), package=package), "", 0
+

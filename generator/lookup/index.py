@@ -79,6 +79,7 @@ def rules() -> dict:
         "foreign_frame_reason": foreign.FOREIGN_FRAME_REASON,
         "not_a_package": list(foreign.NOT_A_PACKAGE),
         "exception_type_reason": foreign.EXCEPTION_TYPE_REASON,
+        "foreign_call_reason": foreign.FOREIGN_CALL_REASON,
         "not_vllm": [[f.source, list(f.keywords), _source(f.pattern), f.reason, f.weak, f.id]
                      for f in foreign.foreign_errors()],
         "foreign": {f.id: {"title": f.title, "summary": f.summary, "steps": list(f.steps), "url": foreign_path(f.id),
@@ -104,6 +105,7 @@ def rules() -> dict:
             "frame": _source(foreign.FRAME),
             "site_package": _source(foreign.SITE_PACKAGE),
             "qualified_exception": _source(foreign.QUALIFIED_EXCEPTION),
+            "foreign_call": _source(foreign.FOREIGN_CALL),
             "hole": _source(match.HOLE),
         },
     }

@@ -34,7 +34,7 @@ from itertools import chain
 from typing import Iterable
 
 from generator.lookup.clean import Origin, clean_paste, squash, squash_text, squashes_longer
-from generator.lookup.foreign import (EXCEPTION_LINE, FRAME, WRAPPER, ForeignError, foreign_errors, foreign_exception_type, foreign_frame,
+from generator.lookup.foreign import (EXCEPTION_LINE, FRAME, WRAPPER, ForeignError, foreign_call, foreign_errors, foreign_exception_type, foreign_frame,
                                       foreign_rows, from_rows, last_exception, not_vllm, phase_of, traceback_frames)
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
@@ -60,7 +60,7 @@ TITLE_WIDTH = 80
 HOLE = re.compile(r"\{[^}]*\}")  # a placeholder, for telling whether a template has literal text
 # A template that is only a message Python itself writes, around its placeholders.
 ENDS_IN_A_VALUE = re.compile(r"\{[^}]*\}\W*$")  # "NCCL error: {error_str}": its value runs on to the line's end
-PYTHONS_OWN = re.compile(r"""^(?:\{[^}]*\}|['"\s.])*(?:object )?has no attribute(?:\{[^}]*\}|['"\s.])*$|^No module named(?:\{[^}]*\}|['"\s.])*$""")
+PYTHONS_OWN = re.compile(r"""^(?:module )?(?:\{[^}]*\}|['"\s.])*(?:object )?has no attribute(?:\{[^}]*\}|['"\s.])*$|^No module named(?:\{[^}]*\}|['"\s.])*$""")
 # A vLLM message's text before its first value, at least this long, found again on the
 # foreign error's line makes that line a copy of the message (quotes_it).
 QUOTE_HEAD = 12
@@ -306,8 +306,8 @@ def _inside_type_name(cleaned: str, start: int, end: int) -> bool:
 
 
 def _raised_outside_vllm(cleaned: str, frames: list[tuple[str, str]], last: tuple[int, str] | None) -> tuple[int, int] | None:
-    """(start, end) of the last exception's message when the frame right above it, the
-    traceback's innermost, is another package's code (``foreign_frame``'s packages)."""
+    """(start, end, line end) of the last exception's message opening when the frame right
+    above it, the traceback's innermost, is another package's code (``foreign_frame``'s packages)."""
     if last is None or not frames or foreign_frame(frames, any_package=False) is None:
         return None
     frame = None
@@ -323,7 +323,7 @@ def _raised_outside_vllm(cleaned: str, frames: list[tuple[str, str]], last: tupl
     colon = line.find(": ")
     if colon == -1:
         return None
-    return last[0] + colon + 2, last[0] + colon + 2 + 2
+    return last[0] + colon + 2, last[0] + colon + 2 + 2, len(cleaned) if line_end == -1 else line_end
 
 
 class _Postings:
@@ -604,12 +604,14 @@ class Matcher:
         if raised_by is not None:
             # The last exception was raised in another package's code (its frame is the
             # traceback's innermost): a vLLM template with the same words (vLLM once copied
-            # transformers' rope_scaling check) is not what raised it.
-            start, end = raised_by
-            ranked = [m for m in ranked if m.frame or not start <= m.start <= end]
+            # transformers' rope_scaling check) is not what raised it, nor a near match later on
+            # its line (SGLang's "Model X does not support BitsAndBytes quantization yet." is
+            # not vLLM's "MoE Model X does not support ...").
+            start, end, line_end = raised_by
+            ranked = [m for m in ranked if m.frame or not (start <= m.start <= end or (start <= m.start <= line_end and m.missing))]
 
         foreign = not_vllm(cleaned, not ranked, self.foreign) or (
-            None if ranked else foreign_frame(frames) or foreign_exception_type(cleaned, last))
+            None if ranked else foreign_frame(frames) or foreign_exception_type(cleaned, last) or foreign_call(cleaned, last))
         if foreign is None:
             return ranked[:top], None
         line_end, source, reason, foreign_id, at = foreign
@@ -810,7 +812,8 @@ class Matcher:
                 # Cut short only where the paste (or its line) stops: after a hole (the value
                 # runs on), at a line's end, or at the paste's end. Anything else on the line
                 # is other words than vLLM's: what the paste leaves out counts as missing.
-                cut = ((owners[i] != owners[i - 1] and not _diverges(flat, origin, cleaned, pos, chunk))
+                cut = ((owners[i] != owners[i - 1] and not _diverges(flat, origin, cleaned, pos, chunk)
+                        and not _mid_sentence(cleaned, origin[start]))
                        or pos + overlap >= len(flat) or at_paste_end == overlap > 0
                        or _message_ends(cleaned, origin[pos + overlap - 1] + 1 if pos + overlap else 0))
                 if not cut:
@@ -968,6 +971,16 @@ def _diverges(flat: str, origin: Origin, cleaned: str, pos: int, chunk: str) -> 
             return True
         at = flat.find(chunk[:size], at + 1)
     return False
+
+
+def _mid_sentence(text: str, position: int) -> bool:
+    """Whether ``position`` follows a word on its line ("... run with the environment variable
+    X set"): vLLM's messages open a line, or follow a prefix, a colon, a comma ("Value
+    error, "), a quote or a sentence. A value that runs on to the line's end is only a cut
+    message where the message opened."""
+    line_start = text.rfind("\n", 0, position) + 1
+    before = text[line_start:position].rstrip(" \t")
+    return bool(before) and before[-1].isascii() and before[-1].isalnum()
 
 
 def _message_ends(text: str, position: int) -> bool:

@@ -68,6 +68,11 @@ class StopPointReached(BaseException):
 
 # ---------------------------------------------------------------- watching functions
 
+# A coroutine that resumes after an await (or an ``async for`` that ends) sees one of these
+# as an exception event in its own frame; it is how Python hands over the awaited value.
+_RESUMED = (StopIteration, StopAsyncIteration)
+
+
 class FunctionWatch:
     """Traces the functions that raise an error, to tell whether a fix case got past them.
 
@@ -122,6 +127,8 @@ class FunctionWatch:
                 if frame.f_lineno in target["raise_lines"]:
                     target["raise_executed"] += 1
             elif event == "exception":
+                if arg[0] in _RESUMED:
+                    return local  # a coroutine resumed after an await: its value, no error
                 self._escaping.add(id(frame))
                 if frame.f_lineno in target["assert_lines"]:
                     target["raise_executed"] += 1

@@ -826,6 +826,8 @@
       qualifiedException: pyRegex(patterns.qualified_exception),
       notAPackage: rules.not_a_package.slice(),
       exceptionTypeReason: rules.exception_type_reason,
+      foreignCall: pyRegex(patterns.foreign_call),
+      foreignCallReason: rules.foreign_call_reason,
       foreignPackages: rules.foreign_packages.slice(),
       foreignFrameReason: rules.foreign_frame_reason,
       quoteHead: rules.quote_head,
@@ -1279,7 +1281,7 @@
       if (lineEnd === -1) lineEnd = cleaned.length;
       const colon = cleaned.slice(last[0], lineEnd).indexOf(": ");
       if (colon === -1) return null;
-      return [last[0] + colon + 2, last[0] + colon + 4];
+      return [last[0] + colon + 2, last[0] + colon + 4, lineEnd];
     }
 
     foreignFrame(frames, anyPackage = true) {
@@ -1309,6 +1311,21 @@
       if (found === null || this.rules.notAPackage.includes(found[1])) return null;
       const type = line.slice(0, found[0].length);
       return [0, found[1], pyFormat(this.rules.exceptionTypeReason, { type, package: found[1] }), "", 0];
+    }
+
+    /** foreign.py foreign_call(): vLLM's innermost frame calls another package on a line that is no raise. */
+    foreignCall(cleaned, last) {
+      if (last === null) return null;
+      let frame = null;
+      for (const m of cleaned.matchAll(this.rules.frame)) frame = m;
+      if (frame === null || frame.index + frame[0].length > last[0] || !frame[1].replace(/\\/g, "/").includes("vllm/")) return null;
+      const between = cleaned.slice(frame.index + frame[0].length, last[0]).replace(/^\n+|\n+$/g, "").split("\n");
+      if (between.length > 3) return null;
+      const found = this.rules.foreignCall.exec(between[0]);
+      if (found === null) return null;
+      const pkg = found[1] === "np" ? "numpy" : found[1];
+      const path = fromSlots(frame[1]).replace(/\\/g, "/");
+      return [0, pkg, pyFormat(this.rules.foreignCallReason, { file: path.slice(path.lastIndexOf("/") + 1), line: frame[2], package: pkg }), "", 0];
     }
 
     // --- querying ---
@@ -1373,9 +1390,13 @@
           .map((pair) => pair[0]),
       );
       const raisedBy = this.raisedOutsideVllm(cleaned, frames, last);
-      if (raisedBy !== null) best = best.filter((m) => m.frame || !(raisedBy[0] <= m.start && m.start <= raisedBy[1]));
+      // ... nor a near match later on its line (match.py)
+      if (raisedBy !== null)
+        best = best.filter(
+          (m) => m.frame || !((raisedBy[0] <= m.start && m.start <= raisedBy[1]) || (raisedBy[0] <= m.start && m.start <= raisedBy[2] && m.missing)),
+        );
 
-      const foreign = this.notVllm(cleaned, !best.length) || (best.length ? null : this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last));
+      const foreign = this.notVllm(cleaned, !best.length) || (best.length ? null : this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last));
       if (foreign === null) {
         return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null, releases: this.releasesOf(cleaned, frames, best.slice(0, top)) };
       }
@@ -1456,7 +1477,7 @@
           truncated = true;
           // cut short only where the paste (or its line) stops; else what it leaves out is missing
           const cut =
-            (owners[i] !== owners[i - 1] && !diverges(flat, origin, cleaned, pos, chunk, rules)) ||
+            (owners[i] !== owners[i - 1] && !diverges(flat, origin, cleaned, pos, chunk, rules) && !midSentence(cleaned, origin.get(start))) ||
             pos + overlap >= flat.length ||
             (atPasteEnd === overlap && overlap > 0) ||
             messageEnds(cleaned, pos + overlap ? origin.get(pos + overlap - 1) + 1 : 0, rules);
@@ -1590,6 +1611,15 @@
       if (compareTuples(key(revision), wanted) <= 0) best = n;
     });
     return best === -1 ? 0n : 1n << BigInt(best);
+  }
+
+  /** _mid_sentence(): the position follows a word on its line (a message opens a line, or follows a prefix, a colon, a quote). */
+  function midSentence(text, position) {
+    const lineStart = text.lastIndexOf("\n", position - 1) + 1;
+    const before = text.slice(lineStart, position).replace(/[ \t]+$/, "");
+    if (!before) return false;
+    const last = before[before.length - 1];
+    return /[A-Za-z0-9]/.test(last);
   }
 
   /** _diverges(): after a hole, the paste goes on with vLLM's next words and then other words on the line. */
