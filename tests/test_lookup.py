@@ -211,6 +211,65 @@ def test_a_vllm_line_that_calls_another_package_names_that_package():
     assert m.lookup(tb.replace("generator = torch.Generator(device=self.device)", "raise RuntimeError(torch.Generator)"))[1] is None
     assert m.lookup(tb.replace("torch.Generator(device=self.device)", "torch.ops._C.rms_norm(out, x)"))[1] is None
 
+
+def test_a_value_left_open_runs_on_over_the_lines_it_quotes():
+    """CUDA's message takes three lines inside vLLM's quote; the quote never closes."""
+    m = tiny_matcher(("RuntimeError", "Worker failed with error '{result}', please check the stack trace above for the root cause"))
+    paste = ("RuntimeError: Worker failed with error 'CUDA error: no kernel image is available for execution on the device\n"
+             "Search for `cudaErrorNoKernelImageForDevice' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html.\n"
+             "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.")
+    matches, foreign = m.lookup(paste)
+    assert [x.error.id for x in matches] == ["e0"] and foreign["role"] == "cause"
+    # a traceback after it starts another error: the foreign one there is the answer
+    later = paste + "\nTraceback (most recent call last):\n  File \"x.py\", line 1, in f\nRuntimeError: CUDA error: an illegal memory access was encountered"
+    matches, foreign = m.lookup(later)
+    assert matches == [] and foreign["id"] == "cuda-illegal-memory-access" and foreign["role"] == "answer"
+
+
+def test_a_failure_logged_after_a_warning_comes_first():
+    """The longer warning matched more words, but the error after it is what the user hit."""
+    from generator.lookup.match import LookupError_, Matcher
+
+    templates = [("WARNING", "The following fields were present in the request but ignored: {fields}"),
+                 ("ERROR", "Error in extracting tool call from response.")]
+    errors = [LookupError_(f"e{i}", exc, t, "", "", ["v1"], [], kind="log") for i, (exc, t) in enumerate(templates)]
+    m = Matcher(errors, [[t] for _, t in templates])
+    log = ("WARNING 08-28 20:53:15 [protocol.py:81] The following fields were present in the request but ignored: {'thinking'}\n"
+           "ERROR 08-28 20:53:16 [hermes_tool_parser.py:148] Error in extracting tool call from response.")
+    assert [x.error.id for x in m.lookup(log)[0]] == ["e1", "e0"]
+    # a warning alone is the answer
+    assert [x.error.id for x in m.lookup(log.split("\n")[0])[0]] == ["e0"]
+
+
+def test_a_template_of_several_words_is_not_one_word_of_the_paste():
+    m = tiny_matcher(("GenerationError", "Internal server error"))
+    assert top(m, '{"error":{"message":"Unexpected token","type":"InternalServerError","param":null,"code":500}}') is None
+    assert top(m, '{"error":{"message":"Internal server error","type":"InternalServerError","code":500}}') == "e0"
+
+
+def test_a_notebooks_traceback_names_the_package_it_ends_in():
+    """IPython (Jupyter, Colab) prints frames as "path in function(args)" or "File path:N, in function(args)"."""
+    m = tiny_matcher(("RuntimeError", "Engine process failed to start. See stack trace for the root cause."))
+    for frame in ("/usr/local/lib/python3.10/dist-packages/google/api_core/future/polling.py in result(self, timeout, retry)",
+                  "File /usr/local/lib/python3.10/dist-packages/google/api_core/future/polling.py:261, in PollingFuture.result(self, timeout)"):
+        paste = f"{frame}\n    259 \n--> 261     raise self._exception\n\nFailedPrecondition: 400 Model server exited unexpectedly."
+        matches, foreign = m.lookup(paste)
+        assert matches == [] and foreign["source"] == "google", frame
+
+
+def test_a_report_of_a_failure_does_not_come_before_the_error_it_reports():
+    from generator.lookup.match import LookupError_, Matcher
+
+    templates = [("RuntimeError", "Failed to apply {type(hf_processor).__name__} on data={data} with kwargs={kwargs}"),
+                 ("CRITICAL", "Got fatal signal from worker processes, shutting down. See stack trace above for root cause issue.")]
+    errors = [LookupError_("e0", *templates[0], "", "", ["v1"], []), LookupError_("e1", *templates[1], "", "", ["v1"], [], kind="log")]
+    m = Matcher(errors, [[t] for _, t in templates])
+    log = ("ERROR 05-16 10:53:31 [core.py:390] RuntimeError: Failed to apply PixtralProcessor on data={'text': '[IMG]'} with kwargs={}\n"
+           "CRITICAL 05-16 10:53:31 [core_client.py:361] Got fatal signal from worker processes, shutting down. See stack trace above for root cause issue.")
+    assert [x.error.id for x in m.lookup(log)[0]] == ["e0", "e1"]
+    # without its type beside it, a match earlier in the log is no raise the report is about
+    assert [x.error.id for x in m.lookup(log.replace("RuntimeError: ", ""))[0]] == ["e1", "e0"]
+
 # --- bad input ---------------------------------------------------------------------------
 
 

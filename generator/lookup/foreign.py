@@ -2,7 +2,7 @@
 
 - ``last_exception``: the last ``SomeError: ...`` line, which the matcher prefers
   templates near and whose type it compares with a template's;
-- ``traceback_frames``: the ``File "...", line N, in f`` lines, innermost last;
+- ``traceback_frames``: the ``File "...", line N, in f`` lines (and IPython's), innermost last;
 - ``not_vllm``: errors that vLLM users hit but that come from elsewhere (PyTorch, CUDA,
   NCCL, imports, transformers, the Hugging Face Hub), told by their messages;
 - ``foreign_frame``: when no vLLM error matched, a traceback that ends in another
@@ -141,9 +141,16 @@ def last_exception(cleaned: str) -> tuple[int, str] | None:
     return found
 
 
+# A frame as IPython (Jupyter, Colab) prints it: "/usr/lib/.../polling.py in result(self, timeout)"
+# before IPython 8, "File /usr/lib/.../polling.py:261, in result(self, timeout)" since.
+NOTEBOOK_FRAME = re.compile(r'^[ \t]*(?:File )?((?:[A-Za-z]:)?[^\s"\',:]+\.py)(?::\d+)?,? in ([\w<>.]+)\(', re.M)
+
+
 def traceback_frames(cleaned: str) -> list[tuple[str, str]]:
     """(path, function) of every traceback frame of the paste, in order (innermost last)."""
-    return [(m.group(1), m.group(3)) for m in FRAME.finditer(cleaned)]
+    found = [(m.start(), m.group(1), m.group(3)) for m in FRAME.finditer(cleaned)]
+    found += [(m.start(), m.group(1), m.group(2)) for m in NOTEBOOK_FRAME.finditer(cleaned)]
+    return [(path, function) for _, path, function in sorted(found)]
 
 
 def not_vllm(cleaned: str, weak: bool = False, errors: Iterable[ForeignError] | None = None) -> tuple[int, str, str, str, int] | None:

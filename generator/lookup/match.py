@@ -172,6 +172,7 @@ class Match:
     value_spans: list[tuple[int, int]] = field(default_factory=list)
     wrapper: bool = False  # another match lies inside one of its values: it only wraps that one
     holes: int = 0  # placeholders in the template
+    open_value: bool = False  # the paste stops inside a value that vLLM's later words would close
     current: LookupError_ | None = None  # the problem's current error (the pin's, or what it became)
     also: list[LookupError_] = field(default_factory=list)  # the problem's other ids, in other releases
 
@@ -289,6 +290,12 @@ EXCEPTION_PREFIX = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception)(?:\(\w+\
 def _after_exception_type(cleaned: str, start: int) -> bool:
     """Whether ``start`` opens the message of a ``SomeError: message`` line."""
     return EXCEPTION_PREFIX.match(cleaned[cleaned.rfind("\n", 0, start) + 1 : start]) is not None
+
+
+def _one_identifier(cleaned: str, start: int, end: int, template: str) -> bool:
+    """Whether a template of several words matched one word of the paste: "Internal server
+    error" in ``"type":"InternalServerError"`` is a name, not the message."""
+    return end > start and " " in template.strip() and not any(c.isspace() for c in cleaned[start:end])
 
 
 def _inside_type_name(cleaned: str, start: int, end: int) -> bool:
@@ -599,7 +606,8 @@ class Matcher:
                 for a, b in outer.value_spans
                 for inner in found
             )
-        ranked = self._one_per_problem(sorted(found, key=lambda m: m.rank_key, reverse=True))
+        ranked = _failure_before_its_report(_failure_before_warnings(sorted(found, key=lambda m: m.rank_key, reverse=True)))
+        ranked = self._one_per_problem(ranked)
         raised_by = _raised_outside_vllm(cleaned, frames, last)
         if raised_by is not None:
             # The last exception was raised in another package's code (its frame is the
@@ -629,7 +637,8 @@ class Matcher:
             # vLLM's "unexpected error")
             if (m.start < at or m.start == at and m.exception_agrees
                     and (m.end >= line_end or ENDS_IN_A_VALUE.search(m.error.template))) and (
-                    any(a <= at < b for a, b in m.value_spans) or "\n" not in cleaned[m.start : at]):
+                    any(a <= at < b for a, b in m.value_spans) or "\n" not in cleaned[m.start : at]
+                    or m.open_value and _continues(cleaned, m.end, at)):
                 return True
             # ... or in another copy of the vLLM message: a log line that repeats it
             # ("ERROR engine.py] Error in model execution (...): <the foreign error>")
@@ -756,7 +765,8 @@ class Matcher:
             while start != -1 and tries < ANCHOR_TRIES:
                 tries += 1
                 found = self._walk(entry, first, start, skipped, flat, origin, cleaned, last)
-                if found is not None and _inside_type_name(cleaned, found.start, found.end):
+                if found is not None and (_inside_type_name(cleaned, found.start, found.end)
+                                          or _one_identifier(cleaned, found.start, found.end, found.error.template)):
                     found = None  # "not implemented" in "NotImplementedError: No operator found": a type name is no message
                 if found is not None and (best is None or found.rank_key > best.rank_key):
                     best = found
@@ -770,7 +780,7 @@ class Matcher:
         chunks, owners = entry.chunks, entry.segment_of
         matched = len(chunks[first])
         missing = skipped
-        truncated = False
+        truncated = open_value = False
         bounds: list[tuple[int, int] | None] = [None] * len(chunks)
         bounds[first] = (start, start + len(chunks[first]))
         pos = start + len(chunks[first])
@@ -802,7 +812,7 @@ class Matcher:
                 or rest <= TAIL
                 or _at_line_end(cleaned, origin[pos + common - 1] + 1 if pos + common else 0)
             )
-            if at_end and not any(flat.find(c, pos) != -1 for c in chunks[i + 1 :]):
+            if at_end and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], owners[i] != owners[i - 1]):
                 at_paste_end = _longest_prefix_at_end(flat[pos:], chunk) if rest <= TAIL else 0
                 overlap = max(common, at_paste_end)
                 matched += overlap
@@ -812,8 +822,9 @@ class Matcher:
                 # Cut short only where the paste (or its line) stops: after a hole (the value
                 # runs on), at a line's end, or at the paste's end. Anything else on the line
                 # is other words than vLLM's: what the paste leaves out counts as missing.
-                cut = ((owners[i] != owners[i - 1] and not _diverges(flat, origin, cleaned, pos, chunk)
-                        and not _mid_sentence(cleaned, origin[start]))
+                open_value = (owners[i] != owners[i - 1] and not _diverges(flat, origin, cleaned, pos, chunk)
+                              and not _mid_sentence(cleaned, origin[start]))
+                cut = (open_value
                        or pos + overlap >= len(flat) or at_paste_end == overlap > 0
                        or _message_ends(cleaned, origin[pos + overlap - 1] + 1 if pos + overlap else 0))
                 if not cut:
@@ -860,6 +871,7 @@ class Matcher:
             missing=missing,
             coverage=matched / entry.literal,
             holes=len(entry.holes),
+            open_value=open_value and overlap == 0,
             exception_agrees=exception_beside or (in_last and last[1].lower() == entry.exception),
             in_last=in_last,
         )
@@ -971,6 +983,58 @@ def _diverges(flat: str, origin: Origin, cleaned: str, pos: int, chunk: str) -> 
             return True
         at = flat.find(chunk[:size], at + 1)
     return False
+
+
+def _later_words_follow(flat: str, origin: Origin, cleaned: str, pos: int, later: list[str], after_hole: bool) -> bool:
+    """Whether vLLM's later words show up after ``pos``: then the paste went on with the message
+    in other words, rather than stopping in it. After a hole, only on the value's own line: a
+    value that runs on over several lines ("Worker failed with error 'CUDA error: ...") holds
+    other text, in which a few of vLLM's later words may recur ("the stacktrace below")."""
+    if not after_hole or pos >= len(flat):
+        return any(flat.find(c, pos) != -1 for c in later)
+    line_end = cleaned.find("\n", origin[pos])
+    line_end = len(cleaned) if line_end == -1 else line_end
+    return any((at := flat.find(c, pos)) != -1 and origin[at] < line_end for c in later)
+
+
+OPEN_VALUE_LINES = 4  # lines a value left open (a quoted error of several lines) may run on
+
+
+def _continues(cleaned: str, end: int, at: int) -> bool:
+    """Whether ``at`` lies in the few lines after ``end`` that carry on the same message
+    ("Worker failed with error 'CUDA error: ...", then CUDA's own further lines): no new
+    traceback or exception starts in between."""
+    between = cleaned[end:at]
+    return between.count("\n") <= OPEN_VALUE_LINES and "Traceback (most recent call last)" not in between
+
+
+def _failure_before_warnings(ranked: list[Match]) -> list[Match]:
+    """A logged warning does not come before a failure the paste shows after it (an error
+    logged or raised, sure, after the warning's end): the warnings a server logs on the way
+    are not what stopped it, however many of their words matched."""
+    if not ranked or ranked[0].error.kind != "log" or ranked[0].error.exception.upper() != "WARNING":
+        return ranked
+    first = ranked[0]
+    later = [m for m in ranked if m.start > first.end and m.score >= SURE and not m.wrapper
+             and (m.error.kind != "log" or m.error.exception.upper() in ("ERROR", "CRITICAL"))]
+    if not later:
+        return ranked
+    failure = later[0]
+    return [failure] + [m for m in ranked if m is not failure]
+
+
+def _failure_before_its_report(ranked: list[Match]) -> list[Match]:
+    """A logged report of a failure ("Got fatal signal from worker processes ... See stack trace
+    above for root cause") does not come before the failure it reports: an error raised
+    earlier in the paste, found sure and with its exception type beside it."""
+    if not ranked or ranked[0].error.kind != "log" or not WRAPPER.search(ranked[0].error.template):
+        return ranked
+    first = ranked[0]
+    earlier = [m for m in ranked if m.end <= first.start and m.score >= SURE and not m.wrapper and m.error.kind != "log"
+               and m.exception_agrees]
+    if not earlier:
+        return ranked
+    return [earlier[0]] + [m for m in ranked if m is not earlier[0]]
 
 
 def _mid_sentence(text: str, position: int) -> bool:

@@ -803,6 +803,7 @@
       minLiteral: rules.min_literal,
       minMatched: rules.min_matched,
       sure: rules.sure,
+      openValueLines: rules.open_value_lines,
       agreeBonus: rules.agree_bonus,
       frameBonus: rules.frame_bonus,
       maxValueChars: rules.max_value_chars,
@@ -822,6 +823,7 @@
       pythonsOwn: pyRegex(patterns.pythons_own),
       endsInAValue: pyRegex(patterns.ends_in_a_value),
       frame: pyRegex(patterns.frame, "", "g"),
+      notebookFrame: pyRegex(patterns.notebook_frame, "", "g"),
       sitePackage: pyRegex(patterns.site_package, "", "g"),
       qualifiedException: pyRegex(patterns.qualified_exception),
       notAPackage: rules.not_a_package.slice(),
@@ -861,6 +863,7 @@
       this.valueSpans = fields.valueSpans || [];
       this.wrapper = false;
       this.holes = fields.holes || 0; // placeholders in the template
+      this.openValue = !!fields.openValue; // the paste stops inside a value (match.py: open_value)
       this.current = null; // the problem's current error (the pin's, or what it became)
       this.also = []; // the problem's other ids
     }
@@ -1343,7 +1346,12 @@
       if (!flat) return { matches: [], not_vllm: null, releases: null };
       const last = this.lastException(cleaned);
       const frames = [];
-      for (const m of cleaned.matchAll(rules.frame)) frames.push([fromSlots(m[1]), fromSlots(m[3])]);
+      // foreign.py traceback_frames(): standard frames and IPython's, in the order of the paste
+      const placed = [];
+      for (const m of cleaned.matchAll(rules.frame)) placed.push([m.index, fromSlots(m[1]), fromSlots(m[3])]);
+      for (const m of cleaned.matchAll(rules.notebookFrame)) placed.push([m.index, fromSlots(m[1]), fromSlots(m[2])]);
+      placed.sort((x, y) => x[0] - y[0]);
+      for (const [, path, fn] of placed) frames.push([path, fn]);
 
       const g = rules.gram;
       const seen = new Set();
@@ -1384,10 +1392,16 @@
       }
       // sorted(reverse=True) is stable: equal keys keep their order
       let best = this.onePerProblem(
-        found
-          .map((match) => [match, match.rankKey])
-          .sort((x, y) => compareTuples(y[1], x[1]))
-          .map((pair) => pair[0]),
+        failureBeforeItsReport(
+          failureBeforeWarnings(
+            found
+              .map((match) => [match, match.rankKey])
+              .sort((x, y) => compareTuples(y[1], x[1]))
+              .map((pair) => pair[0]),
+            rules,
+          ),
+          rules,
+        ),
       );
       const raisedBy = this.raisedOutsideVllm(cleaned, frames, last);
       // ... nor a near match later on its line (match.py)
@@ -1403,7 +1417,7 @@
       const [lineEnd, source, reason, foreignId, at] = foreign;
       const info = this.foreignInfo(source, reason, foreignId, frames);
       const quotesIt = (m) => {
-        if ((m.start < at || (m.start === at && m.exceptionAgrees && (m.end >= lineEnd || rules.endsInAValue.test(m.error.template)))) && (m.valueSpans.some(([a, b]) => a <= at && at < b) || !cleaned.slice(m.start, at).includes("\n"))) return true;
+        if ((m.start < at || (m.start === at && m.exceptionAgrees && (m.end >= lineEnd || rules.endsInAValue.test(m.error.template)))) && (m.valueSpans.some(([a, b]) => a <= at && at < b) || !cleaned.slice(m.start, at).includes("\n") || (m.openValue && continues(cleaned, m.end, at, rules)))) return true;
         // ... or in another copy of the vLLM message (match.py: quotes_it)
         const head = pyStrip(cleaned.slice(m.start, Math.min(...m.valueSpans.map(([a]) => a), m.end)));
         return head.length >= rules.quoteHead && cleaned.slice(cleaned.lastIndexOf("\n", at - 1) + 1, at).includes(head);
@@ -1427,7 +1441,7 @@
           tries += 1;
           let found = this.walk(entry, first, start, skipped, flat, origin, cleaned, last);
           // a type name is no message (match.py: _inside_type_name)
-          if (found !== null && this.insideTypeName(cleaned, found.start, found.end)) found = null;
+          if (found !== null && (this.insideTypeName(cleaned, found.start, found.end) || oneIdentifier(cleaned, found.start, found.end, found.error.template))) found = null;
           if (found !== null && (best === null || compareTuples(found.rankKey, best.rankKey) > 0)) best = found;
           start = pyFind(flat, anchor, start + 1);
         }
@@ -1444,6 +1458,7 @@
       let matched = chunks[first].length;
       let missing = skipped;
       let truncated = false;
+      let openValue = false; // the paste stops inside a value vLLM's later words would close
       const bounds = new Array(chunks.length).fill(null);
       bounds[first] = [start, start + chunks[first].length];
       let pos = start + chunks[first].length;
@@ -1469,15 +1484,17 @@
           owners[i] !== owners[i - 1] ||
           rest <= rules.tail ||
           atLineEnd(cleaned, pos + common ? origin.get(pos + common - 1) + 1 : 0);
-        if (atEnd && !chunks.slice(i + 1).some((c) => pyFind(flat, c, pos) !== -1)) {
+        if (atEnd && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), owners[i] !== owners[i - 1])) {
           const atPasteEnd = rest <= rules.tail ? longestPrefixAtEnd(flat.slice(pos), chunk) : 0;
           const overlap = Math.max(common, atPasteEnd);
           matched += overlap;
           if (overlap) bounds[i] = overlap === common ? [pos, pos + overlap] : [flat.length - overlap, flat.length];
           truncated = true;
           // cut short only where the paste (or its line) stops; else what it leaves out is missing
+          const afterHole = owners[i] !== owners[i - 1] && !diverges(flat, origin, cleaned, pos, chunk, rules) && !midSentence(cleaned, origin.get(start));
+          openValue = afterHole && overlap === 0;
           const cut =
-            (owners[i] !== owners[i - 1] && !diverges(flat, origin, cleaned, pos, chunk, rules) && !midSentence(cleaned, origin.get(start))) ||
+            afterHole ||
             pos + overlap >= flat.length ||
             (atPasteEnd === overlap && overlap > 0) ||
             messageEnds(cleaned, pos + overlap ? origin.get(pos + overlap - 1) + 1 : 0, rules);
@@ -1530,6 +1547,7 @@
         missing,
         coverage: matched / entry.literal,
         holes: entry.holes.length,
+        openValue,
         exceptionAgrees: exceptionBeside || (inLast && lowerSlots(last[1]) === entry.exception),
         inLast,
       });
@@ -1611,6 +1629,51 @@
       if (compareTuples(key(revision), wanted) <= 0) best = n;
     });
     return best === -1 ? 0n : 1n << BigInt(best);
+  }
+
+  /** _later_words_follow(): vLLM's later words after pos (after a hole: on the value's own line only). */
+  function laterWordsFollow(flat, origin, cleaned, pos, later, afterHole) {
+    if (!afterHole || pos >= flat.length) return later.some((c) => pyFind(flat, c, pos) !== -1);
+    let lineEnd = cleaned.indexOf("\n", origin.get(pos));
+    if (lineEnd === -1) lineEnd = cleaned.length;
+    return later.some((c) => {
+      const at = pyFind(flat, c, pos);
+      return at !== -1 && origin.get(at) < lineEnd;
+    });
+  }
+
+  /** _continues(): at lies in the few lines after end that carry on the same message (no new traceback between). */
+  function continues(cleaned, end, at, rules) {
+    const between = cleaned.slice(end, at);
+    return between.split("\n").length - 1 <= rules.openValueLines && !between.includes("Traceback (most recent call last)");
+  }
+
+  /** _failure_before_warnings(): a logged warning does not come before a sure failure (an error logged or raised) after its end. */
+  function failureBeforeWarnings(ranked, rules) {
+    if (!ranked.length || ranked[0].error.kind !== "log" || ranked[0].error.exception.toUpperCase() !== "WARNING") return ranked;
+    const first = ranked[0];
+    const failure = ranked.find(
+      (m) => m.start > first.end && m.score >= rules.sure && !m.wrapper &&
+        (m.error.kind !== "log" || ["ERROR", "CRITICAL"].includes(m.error.exception.toUpperCase())),
+    );
+    if (failure === undefined) return ranked;
+    return [failure, ...ranked.filter((m) => m !== failure)];
+  }
+
+  /** _failure_before_its_report(): a logged report of a failure does not come before the error raised earlier (sure, its type beside). */
+  function failureBeforeItsReport(ranked, rules) {
+    if (!ranked.length || ranked[0].error.kind !== "log" || !rules.wrapper.test(ranked[0].error.template)) return ranked;
+    const first = ranked[0];
+    const earlier = ranked.find(
+      (m) => m.end <= first.start && m.score >= rules.sure && !m.wrapper && m.error.kind !== "log" && m.exceptionAgrees,
+    );
+    if (earlier === undefined) return ranked;
+    return [earlier, ...ranked.filter((m) => m !== earlier)];
+  }
+
+  /** _one_identifier(): a template of several words matched one word of the paste ("InternalServerError"). */
+  function oneIdentifier(cleaned, start, end, template) {
+    return end > start && pyStrip(template).includes(" ") && !/\s/.test(cleaned.slice(start, end));
   }
 
   /** _mid_sentence(): the position follows a word on its line (a message opens a line, or follows a prefix, a colon, a quote). */
