@@ -270,6 +270,42 @@ def test_a_report_of_a_failure_does_not_come_before_the_error_it_reports():
     # without its type beside it, a match earlier in the log is no raise the report is about
     assert [x.error.id for x in m.lookup(log.replace("RuntimeError: ", ""))[0]] == ["e1", "e0"]
 
+
+def test_an_error_logged_after_a_foreign_error_vllm_only_warned_about_is_the_answer():
+    from generator.lookup.match import LookupError_, Matcher
+
+    templates = [("WARNING", "Failed to import from vllm._C: {e}"), ("ERROR", "Error saving model info cache.")]
+    errors = [LookupError_(f"e{i}", exc, t, "", "", ["v1"], [], kind="log") for i, (exc, t) in enumerate(templates)]
+    m = Matcher(errors, [[t] for _, t in templates])
+    log = ("WARNING 04-29 10:09:55 [cpu.py:487] Failed to import from vllm._C: ImportError('libnuma.so.1: cannot open shared object file: No such file or directory')\n"
+           "ERROR 04-29 10:09:55 [registry.py:810] Error saving model info cache.")
+    matches, foreign = m.lookup(log)
+    assert [x.error.id for x in matches][:1] == ["e1"] and foreign["id"] == "shared-library-not-found" and foreign["role"] == "cause"
+    # without the later error, the foreign error the warning quotes is the answer
+    matches, foreign = m.lookup(log.split("\n")[0])
+    assert foreign["role"] == "answer"
+
+
+def test_a_message_found_cut_short_inside_anothers_value_does_not_make_that_one_a_wrapper():
+    m = tiny_matcher(("ValueError", "No valid attention backend found for {cls.device_name} with {config_str}. Reasons: {reasons_str}."),
+                     ("NotImplementedError", "Non-causal attention not supported by CacheOnlyAttention"))
+    paste = ("ValueError: No valid attention backend found for cuda with AttentionSelectorConfig(head_size=64). "
+             "Reasons: {FLASH_ATTN: [kv_cache_dtype not supported], TURBOQUANT: [non-causal attention not supported]}.")
+    assert top(m, paste) == "e0"
+
+
+def test_pythons_own_len_wording_needs_its_raise():
+    m = tiny_matcher(("TypeError", "object of type {type(_videos).__name__!r} has no len()"))
+    assert top(m, "TypeError: object of type 'Encoding' has no len()") is None
+
+
+def test_a_kernel_library_run_from_its_source_checkout_is_another_package():
+    m = tiny_matcher(("RuntimeError", "DeepEP error: {message} while dispatching"))
+    tb = ('  File "/home/u/ep_kernels_workspace/DeepEP/deep_ep/buffer.py", line 393, in dispatch\n'
+          "    self.runtime.intranode_dispatch(x)\nRuntimeError: DeepEP error: CPU recv timeout")
+    matches, foreign = m.lookup(tb)
+    assert matches == [] and foreign["source"] == "deep_ep"
+
 # --- bad input ---------------------------------------------------------------------------
 
 

@@ -199,8 +199,10 @@ def from_rows(rows: Iterable[tuple]) -> list[ForeignError]:
 
 
 # Packages whose own frame, innermost in a traceback, says the error is theirs.
-# SGLang carries copies of vLLM's older checks: its frame says the copy raised it.
-FOREIGN_PACKAGES = ("transformers", "torch", "huggingface_hub", "ray", "triton", "tokenizers", "safetensors", "pydantic", "sglang")
+# SGLang and vLLM's plugins (vllm_ascend) carry copies of vLLM's checks: their frame says
+# the copy raised it. Kernel libraries are often run from a source checkout, not site-packages.
+FOREIGN_PACKAGES = ("transformers", "torch", "huggingface_hub", "ray", "triton", "tokenizers", "safetensors", "pydantic", "sglang",
+                    "vllm_ascend", "deep_ep", "flashinfer", "xformers", "lmcache")
 FOREIGN_FRAME_REASON = "the traceback ends in {package}'s own code ({file})"
 
 

@@ -60,7 +60,7 @@ TITLE_WIDTH = 80
 HOLE = re.compile(r"\{[^}]*\}")  # a placeholder, for telling whether a template has literal text
 # A template that is only a message Python itself writes, around its placeholders.
 ENDS_IN_A_VALUE = re.compile(r"\{[^}]*\}\W*$")  # "NCCL error: {error_str}": its value runs on to the line's end
-PYTHONS_OWN = re.compile(r"""^(?:module )?(?:\{[^}]*\}|['"\s.])*(?:object )?has no attribute(?:\{[^}]*\}|['"\s.])*$|^No module named(?:\{[^}]*\}|['"\s.])*$""")
+PYTHONS_OWN = re.compile(r"""^(?:module )?(?:\{[^}]*\}|['"\s.])*(?:object )?has no attribute(?:\{[^}]*\}|['"\s.])*$|^No module named(?:\{[^}]*\}|['"\s.])*$|^object of type (?:\{[^}]*\}|['"\s.])* has no len\(\)$""")
 # A vLLM message's text before its first value, at least this long, found again on the
 # foreign error's line makes that line a copy of the message (quotes_it).
 QUOTE_HEAD = 12
@@ -602,7 +602,7 @@ class Matcher:
         for outer in found:
             # "Worker failed with error '<the real error>'": the inner error is the answer
             outer.wrapper = any(
-                inner is not outer and a <= inner.start and inner.end <= b and inner.score >= SURE
+                inner is not outer and a <= inner.start and inner.end <= b and inner.score >= SURE and inner.coverage >= SURE
                 for a, b in outer.value_spans
                 for inner in found
             )
@@ -647,11 +647,15 @@ class Matcher:
 
         # A wrapper that quotes it ("Worker failed with error 'CUDA error: no kernel image ...'")
         # is a vLLM message present in the paste: it comes first, the foreign error its cause.
+        # A foreign error that vLLM only warned about ("Failed to import from vllm._C:
+        # ImportError(...)") did not stop it: an error logged after it is a failure of its own.
+        warned = any(m.error.kind == "log" and m.error.exception.upper() == "WARNING" and quotes_it(m) for m in ranked)
         kept = [m for m in ranked if m.frame or quotes_it(m) or (
-                not WRAPPER.search(m.error.template) and m.start > line_end and m.error.kind != "log")]
+                not WRAPPER.search(m.error.template) and m.start > line_end
+                and (m.error.kind != "log" or warned and m.error.exception.upper() in ("ERROR", "CRITICAL")))]
         # A log line that quotes it is listed, but the foreign error stays the answer: a log
         # line reports a failure, it is not what stopped vLLM.
-        info["role"] = "cause" if any(m.error.kind != "log" for m in kept) else "answer"
+        info["role"] = "cause" if any(m.error.kind != "log" or warned and m.start > line_end for m in kept) else "answer"
         return kept[:top], info
 
     def foreign_info(self, source: str, reason: str, foreign_id: str, frames) -> dict:

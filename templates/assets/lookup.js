@@ -1387,7 +1387,7 @@
       );
       for (const outer of found) {
         outer.wrapper = outer.valueSpans.some(([a, b]) =>
-          found.some((inner) => inner !== outer && a <= inner.start && inner.end <= b && inner.score >= rules.sure),
+          found.some((inner) => inner !== outer && a <= inner.start && inner.end <= b && inner.score >= rules.sure && inner.coverage >= rules.sure),
         );
       }
       // sorted(reverse=True) is stable: equal keys keep their order
@@ -1422,10 +1422,17 @@
         const head = pyStrip(cleaned.slice(m.start, Math.min(...m.valueSpans.map(([a]) => a), m.end)));
         return head.length >= rules.quoteHead && cleaned.slice(cleaned.lastIndexOf("\n", at - 1) + 1, at).includes(head);
       };
+      // a foreign error vLLM only warned about did not stop it (match.py)
+      const warned = best.some((m) => m.error.kind === "log" && m.error.exception.toUpperCase() === "WARNING" && quotesIt(m));
       const kept = best.filter(
-        (m) => m.frame || quotesIt(m) || (!rules.wrapper.test(m.error.template) && m.start > lineEnd && m.error.kind !== "log"),
+        (m) =>
+          m.frame ||
+          quotesIt(m) ||
+          (!rules.wrapper.test(m.error.template) &&
+            m.start > lineEnd &&
+            (m.error.kind !== "log" || (warned && ["ERROR", "CRITICAL"].includes(m.error.exception.toUpperCase())))),
       );
-      info.role = kept.some((m) => m.error.kind !== "log") ? "cause" : "answer";
+      info.role = kept.some((m) => m.error.kind !== "log" || (warned && m.start > lineEnd)) ? "cause" : "answer";
       return { matches: kept.slice(0, top).map((m) => m.toJSON()), not_vllm: info, releases: this.releasesOf(cleaned, frames, kept.slice(0, top)) };
     }
 
