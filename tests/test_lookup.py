@@ -21,13 +21,14 @@ PASTES = sorted((DATA / "pastes").glob("*.json"))
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def tiny_matcher(*templates: tuple[str, str]) -> Matcher:
-    """A matcher over a few (exception, template) pairs, ids e0, e1, ..."""
+def tiny_matcher(*templates: tuple[str, ...]) -> Matcher:
+    """A matcher over a few (exception or log level, template[, kind]) errors, ids e0, e1, ..."""
     errors = [
-        LookupError_(id=f"e{i}", exception=exc, template=t, title=error_title(exc, t), url="", versions=["v1"], sites=[])
-        for i, (exc, t) in enumerate(templates)
+        LookupError_(id=f"e{i}", exception=exc, template=t, title=error_title(exc, t), url="", versions=["v1"], sites=[],
+                     kind=kind[0] if kind else "raise")
+        for i, (exc, t, *kind) in enumerate(templates)
     ]
-    return Matcher(errors, [[t] for _, t in templates])
+    return Matcher(errors, [[error.template] for error in errors])
 
 
 def top(matcher: Matcher, text: str) -> str | None:
@@ -228,12 +229,8 @@ def test_a_value_left_open_runs_on_over_the_lines_it_quotes():
 
 def test_a_failure_logged_after_a_warning_comes_first():
     """The longer warning matched more words, but the error after it is what the user hit."""
-    from generator.lookup.match import LookupError_, Matcher
-
-    templates = [("WARNING", "The following fields were present in the request but ignored: {fields}"),
-                 ("ERROR", "Error in extracting tool call from response.")]
-    errors = [LookupError_(f"e{i}", exc, t, "", "", ["v1"], [], kind="log") for i, (exc, t) in enumerate(templates)]
-    m = Matcher(errors, [[t] for _, t in templates])
+    m = tiny_matcher(("WARNING", "The following fields were present in the request but ignored: {fields}", "log"),
+                     ("ERROR", "Error in extracting tool call from response.", "log"))
     log = ("WARNING 08-28 20:53:15 [protocol.py:81] The following fields were present in the request but ignored: {'thinking'}\n"
            "ERROR 08-28 20:53:16 [hermes_tool_parser.py:148] Error in extracting tool call from response.")
     assert [x.error.id for x in m.lookup(log)[0]] == ["e1", "e0"]
@@ -258,12 +255,8 @@ def test_a_notebooks_traceback_names_the_package_it_ends_in():
 
 
 def test_a_report_of_a_failure_does_not_come_before_the_error_it_reports():
-    from generator.lookup.match import LookupError_, Matcher
-
-    templates = [("RuntimeError", "Failed to apply {type(hf_processor).__name__} on data={data} with kwargs={kwargs}"),
-                 ("CRITICAL", "Got fatal signal from worker processes, shutting down. See stack trace above for root cause issue.")]
-    errors = [LookupError_("e0", *templates[0], "", "", ["v1"], []), LookupError_("e1", *templates[1], "", "", ["v1"], [], kind="log")]
-    m = Matcher(errors, [[t] for _, t in templates])
+    m = tiny_matcher(("RuntimeError", "Failed to apply {type(hf_processor).__name__} on data={data} with kwargs={kwargs}"),
+                     ("CRITICAL", "Got fatal signal from worker processes, shutting down. See stack trace above for root cause issue.", "log"))
     log = ("ERROR 05-16 10:53:31 [core.py:390] RuntimeError: Failed to apply PixtralProcessor on data={'text': '[IMG]'} with kwargs={}\n"
            "CRITICAL 05-16 10:53:31 [core_client.py:361] Got fatal signal from worker processes, shutting down. See stack trace above for root cause issue.")
     assert [x.error.id for x in m.lookup(log)[0]] == ["e0", "e1"]
@@ -272,11 +265,7 @@ def test_a_report_of_a_failure_does_not_come_before_the_error_it_reports():
 
 
 def test_an_error_logged_after_a_foreign_error_vllm_only_warned_about_is_the_answer():
-    from generator.lookup.match import LookupError_, Matcher
-
-    templates = [("WARNING", "Failed to import from vllm._C: {e}"), ("ERROR", "Error saving model info cache.")]
-    errors = [LookupError_(f"e{i}", exc, t, "", "", ["v1"], [], kind="log") for i, (exc, t) in enumerate(templates)]
-    m = Matcher(errors, [[t] for _, t in templates])
+    m = tiny_matcher(("WARNING", "Failed to import from vllm._C: {e}", "log"), ("ERROR", "Error saving model info cache.", "log"))
     log = ("WARNING 04-29 10:09:55 [cpu.py:487] Failed to import from vllm._C: ImportError('libnuma.so.1: cannot open shared object file: No such file or directory')\n"
            "ERROR 04-29 10:09:55 [registry.py:810] Error saving model info cache.")
     matches, foreign = m.lookup(log)

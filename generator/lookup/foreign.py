@@ -257,19 +257,27 @@ FOREIGN_CALL = re.compile(r"^(?!\s*(?:raise|assert)\b).*?\b(torch|triton|flashin
 FOREIGN_CALL_REASON = "vLLM's code ({file}, line {line}) called {package}, which raised it: that line is no raise"
 
 
-def foreign_call(cleaned: str, last: tuple[int, str] | None) -> tuple[int, str, str, str, int] | None:
-    """When no vLLM error matched: the package that vLLM's innermost frame calls on its code line."""
+def raising_frame(cleaned: str, last: tuple[int, str] | None) -> tuple[re.Match, str] | None:
+    """(the frame, its code line) right above the last exception: the traceback's innermost
+    frame, with nothing between but its code line (and a caret line)."""
     if last is None:
         return None
     frame = None
     for frame in FRAME.finditer(cleaned):
         pass
-    if frame is None or frame.end() > last[0] or "vllm/" not in frame.group(1).replace("\\", "/"):
+    if frame is None or frame.end() > last[0]:
         return None
     between = cleaned[frame.end() : last[0]].strip("\n").split("\n")
-    if len(between) > 3:  # the code line of the frame (and a caret line), nothing else
+    return None if len(between) > 3 else (frame, between[0])
+
+
+def foreign_call(cleaned: str, last: tuple[int, str] | None) -> tuple[int, str, str, str, int] | None:
+    """When no vLLM error matched: the package that vLLM's innermost frame calls on its code line."""
+    raising = raising_frame(cleaned, last)
+    if raising is None or "vllm/" not in raising[0].group(1).replace("\\", "/"):
         return None
-    found = FOREIGN_CALL.match(between[0])
+    frame, code = raising
+    found = FOREIGN_CALL.match(code)
     if found is None:
         return None
     package = "numpy" if found.group(1) == "np" else found.group(1)

@@ -35,7 +35,7 @@ from typing import Iterable
 
 from generator.lookup.clean import Origin, clean_paste, squash, squash_text, squashes_longer
 from generator.lookup.foreign import (EXCEPTION_LINE, FRAME, WRAPPER, ForeignError, foreign_call, foreign_errors, foreign_exception_type, foreign_frame,
-                                      foreign_rows, from_rows, last_exception, not_vllm, phase_of, traceback_frames)
+                                      foreign_rows, from_rows, last_exception, not_vllm, phase_of, raising_frame, traceback_frames)
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
 
@@ -312,18 +312,10 @@ def _inside_type_name(cleaned: str, start: int, end: int) -> bool:
     return EXCEPTION_LINE.match(line.strip()) is not None
 
 
-def _raised_outside_vllm(cleaned: str, frames: list[tuple[str, str]], last: tuple[int, str] | None) -> tuple[int, int] | None:
+def _raised_outside_vllm(cleaned: str, frames: list[tuple[str, str]], last: tuple[int, str] | None) -> tuple[int, int, int] | None:
     """(start, end, line end) of the last exception's message opening when the frame right
     above it, the traceback's innermost, is another package's code (``foreign_frame``'s packages)."""
-    if last is None or not frames or foreign_frame(frames, any_package=False) is None:
-        return None
-    frame = None
-    for frame in FRAME.finditer(cleaned):
-        pass
-    if frame is None or frame.end() > last[0]:
-        return None
-    between = cleaned[frame.end() : last[0]].strip("\n").split("\n")
-    if len(between) > 3:  # the code line of the frame (and a caret line), nothing else
+    if last is None or not frames or foreign_frame(frames, any_package=False) is None or raising_frame(cleaned, last) is None:
         return None
     line_end = cleaned.find("\n", last[0])
     line = cleaned[last[0] : len(cleaned) if line_end == -1 else line_end]
@@ -826,9 +818,10 @@ class Matcher:
                 # Cut short only where the paste (or its line) stops: after a hole (the value
                 # runs on), at a line's end, or at the paste's end. Anything else on the line
                 # is other words than vLLM's: what the paste leaves out counts as missing.
-                open_value = (owners[i] != owners[i - 1] and not _diverges(flat, origin, cleaned, pos, chunk)
+                after_hole = (owners[i] != owners[i - 1] and not _diverges(flat, origin, cleaned, pos, chunk)
                               and not _mid_sentence(cleaned, origin[start]))
-                cut = (open_value
+                open_value = after_hole and overlap == 0
+                cut = (after_hole
                        or pos + overlap >= len(flat) or at_paste_end == overlap > 0
                        or _message_ends(cleaned, origin[pos + overlap - 1] + 1 if pos + overlap else 0))
                 if not cut:
@@ -875,7 +868,7 @@ class Matcher:
             missing=missing,
             coverage=matched / entry.literal,
             holes=len(entry.holes),
-            open_value=open_value and overlap == 0,
+            open_value=open_value,
             exception_agrees=exception_beside or (in_last and last[1].lower() == entry.exception),
             in_last=in_last,
         )

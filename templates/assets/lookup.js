@@ -1273,13 +1273,18 @@
     }
 
     /** [start, end] of the last exception's message when the traceback's innermost frame, right above it, is another package's (match.py: _raised_outside_vllm). */
+    /** foreign.py raising_frame(): [the frame, its code line] right above the last exception. */
+    raisingFrame(cleaned, last) {
+      if (last === null) return null;
+      let frame = null;
+      for (const m of cleaned.matchAll(this.rules.frame)) frame = m;
+      if (frame === null || frame.index + frame[0].length > last[0]) return null;
+      const between = cleaned.slice(frame.index + frame[0].length, last[0]).replace(/^\n+|\n+$/g, "").split("\n");
+      return between.length > 3 ? null : [frame, between[0]];
+    }
+
     raisedOutsideVllm(cleaned, frames, last) {
-      if (last === null || !frames.length || this.foreignFrame(frames, false) === null) return null;
-      let frameEnd = -1;
-      for (const m of cleaned.matchAll(this.rules.frame)) frameEnd = m.index + m[0].length;
-      if (frameEnd === -1 || frameEnd > last[0]) return null;
-      const between = cleaned.slice(frameEnd, last[0]).replace(/^\n+|\n+$/g, "").split("\n");
-      if (between.length > 3) return null;
+      if (last === null || !frames.length || this.foreignFrame(frames, false) === null || this.raisingFrame(cleaned, last) === null) return null;
       let lineEnd = cleaned.indexOf("\n", last[0]);
       if (lineEnd === -1) lineEnd = cleaned.length;
       const colon = cleaned.slice(last[0], lineEnd).indexOf(": ");
@@ -1318,13 +1323,10 @@
 
     /** foreign.py foreign_call(): vLLM's innermost frame calls another package on a line that is no raise. */
     foreignCall(cleaned, last) {
-      if (last === null) return null;
-      let frame = null;
-      for (const m of cleaned.matchAll(this.rules.frame)) frame = m;
-      if (frame === null || frame.index + frame[0].length > last[0] || !frame[1].replace(/\\/g, "/").includes("vllm/")) return null;
-      const between = cleaned.slice(frame.index + frame[0].length, last[0]).replace(/^\n+|\n+$/g, "").split("\n");
-      if (between.length > 3) return null;
-      const found = this.rules.foreignCall.exec(between[0]);
+      const raising = this.raisingFrame(cleaned, last);
+      if (raising === null || !raising[0][1].replace(/\\/g, "/").includes("vllm/")) return null;
+      const [frame, code] = raising;
+      const found = this.rules.foreignCall.exec(code);
       if (found === null) return null;
       const pkg = found[1] === "np" ? "numpy" : found[1];
       const path = fromSlots(frame[1]).replace(/\\/g, "/");
