@@ -120,7 +120,7 @@ def history_index(args) -> dict:
     """The lookup index over every [history] release, with their lineage, as `errorkb lookup` builds it."""
     from generator.config import load_config
     from generator.history.lineage import link_releases
-    from generator.entries.lineage import load_links
+    from generator.entries.lineage import load_lineage
     from generator.entries.load import load_entries
     from generator.lookup.index import compact_index, entries_for_index
     from generator.scan.cache import BlobCache
@@ -133,11 +133,11 @@ def history_index(args) -> dict:
     revisions = [resolve(source_for(args.source, rev), rev, args.cache_dir) for rev in revs]
     with BlobCache(args.cache_dir / "analysis.sqlite") as cache:
         catalogs = [json.loads(catalog_json(c)) for c in scan_revisions("vllm", revisions, cache, os.cpu_count() or 1)]
-    links = link_releases(catalogs, os.cpu_count() or 1) if len(catalogs) > 1 else []
+    lineage, _ = load_lineage(ROOT / "errors", ROOT)
+    links = link_releases(catalogs, os.cpu_count() or 1, lineage.apart_pairs()) if len(catalogs) > 1 else []
     # and, as the command adds them, the project's curated entries and the links people wrote
     entries, _ = load_entries(ROOT / "errors", ROOT)
-    manual, _ = load_links(ROOT / "errors", ROOT)
-    return compact_index(catalogs, links=links + [(link.source, link.target) for link in manual],
+    return compact_index(catalogs, links=links + [(link.source, link.target) for link in lineage.links],
                          entries=entries_for_index(entries))
 
 

@@ -191,12 +191,12 @@ def history_matcher(corpus_bundle, session_cache):
     revisions = [resolve(str(corpus_bundle), rev, session_cache) for rev in releases]
     with BlobCache(session_cache / "analysis.sqlite") as cache:
         catalogs = [json.loads(catalog_json(c)) for c in scan_revisions("vllm", revisions, cache, os.cpu_count() or 1)]
-    from generator.entries.lineage import load_links
+    from generator.entries.lineage import load_lineage
 
     entries, _ = load_entries(ROOT / "errors", ROOT)
-    manual, problems = load_links(ROOT / "errors", ROOT)
+    lineage, problems = load_lineage(ROOT / "errors", ROOT)
     assert not problems, [str(p) for p in problems]
-    links = link_releases(catalogs, os.cpu_count() or 1) + [(link.source, link.target) for link in manual]
+    links = link_releases(catalogs, os.cpu_count() or 1, lineage.apart_pairs()) + [(link.source, link.target) for link in lineage.links]
     index = compact_index(catalogs, links=links, entries=entries_for_index(entries))
     return matcher_from_index(index)
 

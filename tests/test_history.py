@@ -213,6 +213,19 @@ def test_releases_linked_in_several_processes_give_the_same_history(tmp_path):
     assert link_releases(releases, 2) == link_releases(releases) == link_errors(*releases[:2]) + link_errors(*releases[1:])
 
 
+def test_a_link_kept_apart_is_left_out_either_way_round(tmp_path):
+    v3 = {"vllm/a.py": V2["vllm/a.py"].replace("too high", "far too high"), "vllm/b.py": V2["vllm/b.py"]}
+    repo = tagged_repo(tmp_path / "r", {"v1": V1, "v2": V2, "v3": v3})
+    with BlobCache(tmp_path / "c" / "analysis.sqlite") as cache:
+        releases = [json.loads(catalog_json(scan_revision("vllm", resolve(str(repo), rev, tmp_path / "c"), cache)))
+                    for rev in ("v1", "v2", "v3")]
+    every = link_releases(releases)
+    first = every[0]
+    apart = frozenset({frozenset((first.target, first.source))})
+    assert link_releases(releases, 1, apart) == link_releases(releases, 2, apart) == every[1:]
+    assert assemble_history(releases, apart=apart)["stats"]["links"] == len(every) - 1
+
+
 def _catalog(revision: str, errors: list[tuple[str, str, str]]) -> dict:
     """A catalog of (id, template, path) raised as ValueError from a function of its own."""
     return {"revision": revision, "errors": [

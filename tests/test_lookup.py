@@ -156,6 +156,15 @@ def test_a_log_line_that_repeats_vllms_message_with_the_foreign_error_keeps_vllm
     assert foreign["id"] == "flash-attn-unsupported-gpu" and foreign["role"] == "cause"
 
 
+def test_a_link_lineage_yaml_keeps_apart_is_two_problems(history_matcher):
+    """The text's lineage links the `transformers` log (gone after v0.28.0) to the `mistral_common`
+    one logged beside it; errors/lineage.yaml keeps the two apart."""
+    matches, _ = history_matcher.lookup("ERROR 03-02 10:00:00 [hf.py:797] An error occurred in `transformers` while applying chat template")
+    top = matches[0]
+    assert (top.current or top.error).id == "a814276e14d65f7a"
+    assert "3572a7f6917698db" not in {a.id for a in top.also}
+
+
 def test_a_logged_message_is_no_exceptions_message():
     from generator.lookup.match import LookupError_, Matcher
 

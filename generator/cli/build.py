@@ -27,7 +27,7 @@ def run(config: Config, args: argparse.Namespace) -> int:
 def site_input(config: Config, args: argparse.Namespace):
     """What the site is built from: the entries, the releases scanned, the pin's flags and
     the records (``args.site_rev``: the pin's tag, for the summary line)."""
-    from generator.entries.lineage import load_links
+    from generator.entries.lineage import load_lineage
     from generator.entries.reports import load_reports
     from generator.site.build import SiteInput
     from generator.site.pages import Flag
@@ -49,13 +49,13 @@ def site_input(config: Config, args: argparse.Namespace):
         for problem in problems:
             print(problem, file=sys.stderr)
         raise InputError(f"{len(problems)} problems in errors/reports.yaml (listed above); fix them, `errorkb check` lists them too")
-    links, link_shape = load_links(config.root / "errors", config.root)
+    lineage, link_shape = load_lineage(config.root / "errors", config.root)
     if link_shape:
         for problem in link_shape:
             print(problem, file=sys.stderr)
         raise InputError(f"{len(link_shape)} problems in errors/lineage.yaml (listed above); fix them, `errorkb check` lists them too")
     return SiteInput(
-        reports=reports, manual_links=links,
+        reports=reports, manual_links=lineage.links, apart=lineage.apart_pairs(),
         catalog=catalog.to_json(), entries=entries, engine_args=engine_args,
         issues_url=config.issues_url, releases=[c.to_json() for _, c in scanned] if pin is not None else None,
         verifications=load_records(config.root / "errors" / "verifications"), workers=workers(args),

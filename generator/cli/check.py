@@ -22,7 +22,7 @@ def run(config: Config, args: argparse.Namespace) -> int:
     from generator.entries.check import check_entries
     from generator.entries.load import available_models, load_entries
     from generator.history.lineage import errors_of_releases
-    from generator.entries.lineage import LINEAGE_FILE, link_problems, load_links
+    from generator.entries.lineage import LINEAGE_FILE, link_problems, load_lineage
     from generator.entries.reports import REPORTS_FILE, load_reports, report_problems
     from generator.lookup.foreign import foreign_errors
     from generator.cli.lookup import release_index, with_entries
@@ -43,7 +43,8 @@ def run(config: Config, args: argparse.Namespace) -> int:
     else:
         known = errors_of_releases(jsons, pin)
         where = f"{revision.rev} or any of the {len(revs)} [history] releases"
-    links, link_shape = load_links(folder, config.root)
+    lineage, link_shape = load_lineage(folder, config.root)
+    links = lineage.links
     # the lookup as `errorkb lookup` runs it: lineage, these entries and these links included
     matcher = matcher_from_index(with_entries(release_index(config, args), entries, links))
 
@@ -64,7 +65,8 @@ def run(config: Config, args: argparse.Namespace) -> int:
     for (revision_, _), data in zip(scanned, jsons):
         for error in data["errors"]:
             versions.setdefault(error["id"], []).append(revision_.rev)
-    link_found = link_shape + link_problems(links, f"{folder.name}/{LINEAGE_FILE}", versions, [r.rev for r, _ in scanned])
+    link_found = link_shape + link_problems(links, f"{folder.name}/{LINEAGE_FILE}", versions, [r.rev for r, _ in scanned],
+                                           lineage.apart)
     reports, report_shape = load_reports(folder, config.root)
     foreign_ids = {error.id for error in foreign_errors()}
     problems = sorted(problems + link_found + report_shape + report_problems(reports, f"{folder.name}/{REPORTS_FILE}",

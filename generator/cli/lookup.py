@@ -32,16 +32,19 @@ def lookup_index(config: Config, args: argparse.Namespace) -> dict:
 
 
 def release_index(config: Config, args: argparse.Namespace) -> dict:
-    """The lookup index of the releases and their lineage alone, stored in the cache."""
+    """The lookup index of the releases and their lineage alone (less the links
+    ``errors/lineage.yaml`` keeps apart), stored in the cache."""
     from generator.lookup.cache import index_path, stored_index
     from generator.lookup.index import INDEX_SCHEMA_VERSION
     from generator.scan.cache import scanner_fingerprint
 
     revs, _ = history_revs(config, args)
     resolved = [open_revision(config, args, rev) for rev in revs]
+    apart = _lineage(config).apart_pairs()
     # the command line's index also has the lines of the raises (``raise_lines``), the site's does not
-    path = index_path(resolved[0][1], [(r.rev, r.commit) for r, _ in resolved], scanner_fingerprint() + "+raise-lines")
-    return stored_index(path, lambda: _index(config, args, revs), INDEX_SCHEMA_VERSION)
+    key = "+raise-lines" + "".join(f"+apart:{'-'.join(sorted(pair))}" for pair in sorted(apart, key=sorted))
+    path = index_path(resolved[0][1], [(r.rev, r.commit) for r, _ in resolved], scanner_fingerprint() + key)
+    return stored_index(path, lambda: _index(config, args, revs, apart), INDEX_SCHEMA_VERSION)
 
 
 def with_entries(index: dict, entries: list, links: list) -> dict:
@@ -53,27 +56,33 @@ def with_entries(index: dict, entries: list, links: list) -> dict:
     return regroup(index, entries_for_index(entries), [(link.source, link.target) for link in links])
 
 
-def _index(config: Config, args: argparse.Namespace, revs: list) -> dict:
+def _index(config: Config, args: argparse.Namespace, revs: list, apart: frozenset) -> dict:
     from generator.history.lineage import link_releases
     from generator.lookup.index import compact_index
 
     catalogs = [c.to_json() for _, c in scan_catalogs(config, args, revs)]
-    return compact_index(catalogs, links=link_releases(catalogs, workers(args)) if len(catalogs) > 1 else [],
+    return compact_index(catalogs, links=link_releases(catalogs, workers(args), apart) if len(catalogs) > 1 else [],
                          raise_lines=True)
 
 
 def _entries(config: Config) -> tuple[list, list]:
     """The project's curated entries and lineage links (an item with problems is left out;
     `errorkb check` names them)."""
-    from generator.entries.lineage import load_links
     from generator.entries.load import load_entries
 
     folder = config.root / "errors"
     if not folder.is_dir():
         return [], []
     entries, _ = load_entries(folder, config.root)
-    links, _ = load_links(folder, config.root)
-    return entries, links
+    return entries, _lineage(config).links
+
+
+def _lineage(config: Config):
+    """What the project's ``errors/lineage.yaml`` says (an item with problems is left out)."""
+    from generator.entries.lineage import Lineage, load_lineage
+
+    folder = config.root / "errors"
+    return load_lineage(folder, config.root)[0] if folder.is_dir() else Lineage([], [])
 
 
 def stored_matcher(config: Config, args: argparse.Namespace):

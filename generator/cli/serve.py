@@ -28,7 +28,7 @@ def add_parser(commands) -> None:
 def run(config: Config, args: argparse.Namespace) -> int:
     from generator.cli import build
     from generator.entries.load import load_entries
-    from generator.entries.lineage import LINEAGE_FILE, load_links
+    from generator.entries.lineage import LINEAGE_FILE, load_lineage
     from generator.entries.reports import REPORTS_FILE, load_reports
     from generator.site.preview import rebuild_error_pages, start_server, watched_files
 
@@ -64,11 +64,12 @@ def run(config: Config, args: argparse.Namespace) -> int:
                 continue
             ids = _ids_of(site.entries, changed, errors) | _ids_of(entries, changed, errors)
             if str(errors / LINEAGE_FILE) in changed:  # the pages of every link, before and after
-                links, problems = load_links(errors, config.root)
+                lineage, problems = load_lineage(errors, config.root)
                 if _refused(progress, problems, LINEAGE_FILE):
                     continue
-                ids |= {i for link in [*site.manual_links, *links] for i in (link.source, link.target)}
-                site.manual_links = links
+                ids |= {i for link in [*site.manual_links, *lineage.links] for i in (link.source, link.target)}
+                ids |= {i for pair in site.apart | lineage.apart_pairs() for i in pair}
+                site.manual_links, site.apart = lineage.links, lineage.apart_pairs()
             if str(errors / REPORTS_FILE) in changed:  # the pages of every report, before and after
                 reports, problems = load_reports(errors, config.root)
                 if _refused(progress, problems, REPORTS_FILE):

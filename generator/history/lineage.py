@@ -275,29 +275,32 @@ class _Candidates:
         return [self.ids[begin + i] for i in numpy.flatnonzero(bound >= least).tolist()]
 
 
-def assemble_history(catalogs: list[dict], workers: int = 1) -> dict:
+def assemble_history(catalogs: list[dict], workers: int = 1, apart: frozenset = frozenset()) -> dict:
     """Catalogs of releases, oldest first → every error ever raised, with ranges and lineage.
 
-    ``workers`` > 1 links pairs of releases in that many processes (``link_releases``).
+    ``workers`` > 1 links pairs of releases in that many processes (``link_releases``);
+    ``apart``: links people said join two checks (``errors/lineage.yaml``), left out.
     """
     with collector_paused():
-        return _assemble_history(catalogs, link_releases(catalogs, workers))
+        return _assemble_history(catalogs, link_releases(catalogs, workers, apart))
 
 
-def link_releases(catalogs: list[dict], workers: int = 1) -> list[Link]:
-    """``link_errors`` of each release and the next, in order; in ``workers`` forked
-    processes when more than one (they inherit the catalogs, and send back only links)."""
+def link_releases(catalogs: list[dict], workers: int = 1, apart: frozenset = frozenset()) -> list[Link]:
+    """``link_errors`` of each release and the next, in order, but for the links in ``apart``
+    (sets of two ids); in ``workers`` forked processes when more than one (they inherit the
+    catalogs, and send back only links)."""
     pairs = len(catalogs) - 1
     if workers <= 1 or pairs < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [link for old, new in zip(catalogs, catalogs[1:]) for link in link_errors(old, new)]
-    global _LINKING
-    _LINKING = catalogs
-    try:
-        with multiprocessing.get_context("fork").Pool(min(workers, pairs)) as pool:
-            found = pool.map(_link_pair, range(pairs), chunksize=1)
-    finally:
-        _LINKING = None
-    return [link for links in found for link in links]
+        found = [link_errors(old, new) for old, new in zip(catalogs, catalogs[1:])]
+    else:
+        global _LINKING
+        _LINKING = catalogs
+        try:
+            with multiprocessing.get_context("fork").Pool(min(workers, pairs)) as pool:
+                found = pool.map(_link_pair, range(pairs), chunksize=1)
+        finally:
+            _LINKING = None
+    return [link for links in found for link in links if frozenset((link.source, link.target)) not in apart]
 
 
 _LINKING: list[dict] | None = None  # the catalogs link_releases' processes inherit

@@ -61,6 +61,7 @@ class SiteInput:
     workers: int = 1  # processes to link the releases' errors with
     reports: list = field(default_factory=list)  # generator.entries.reports.Report: where people met the errors
     manual_links: list = field(default_factory=list)  # generator.entries.lineage.ManualLink: lineage people know
+    apart: frozenset = frozenset()  # links of the text's lineage people said join two checks (Lineage.apart_pairs)
 
 
 def write_json(path: Path, data) -> None:
@@ -125,7 +126,7 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
     if len(releases) > 1:
         linking = step(f"linking {len(releases)} releases", "releases")
         linking(0, len(releases))
-        history = assemble_history(releases, site.workers)
+        history = assemble_history(releases, site.workers, site.apart)
         linking(len(releases), len(releases))
     pages = build_pages(catalog, site.entries, site.engine_args, site.verifications, history)
     reported = report_examples(site.reports)
