@@ -121,6 +121,10 @@ CLEAN_CASES = [
     "0] Traceback:\n0] a\n\n1] b\n0] ValueError: x\n\n  \n",  # a shared prefix on most lines, blank ones aside
     "w1: a\nw2: b\nw1: c\nw2: d",  # two prefixes, equally common: the first is taken, on half the lines only
     "ValueError: a\nValueError: b\nValueError: c",
+    # log records run together on one line: cut before each record, blank parts dropped
+    "x ERROR 11-04 18:02:56 [a.py:1] one\u00a0ERROR 11-04 18:02:56 [a.py:1] RuntimeError: two \u3000",
+    "(EngineCore_DP0 pid=1) ERROR 11-04 18:02:56.5 [a.py:1] a (Worker pid=2) INFO 11-04 18:02:56 [a.py:1] b  ERROR 11-04 18:02:56 x.py:3] c",
+    "éERROR 11-04 18:02:56 [a.py:1] a éERROR 11-04 18:02:56 [a.py:1] b ERROR 11-04 18:02:56 [a.py:1]   ",
 ]
 
 LOOKUP = """

@@ -62,6 +62,14 @@ def test_a_prefix_on_most_lines_is_removed_and_a_repeated_message_kept():
     assert clean_paste("ValueError: a\nValueError: b\nValueError: c") == "ValueError: a\nValueError: b\nValueError: c"
 
 
+def test_log_records_run_together_on_one_line_are_cut_apart():
+    flat = ('File "/x/vllm/a.py", line 2, in f ERROR 11-04 18:02:56 [executor.py:597] raise RuntimeError(x) '
+            "(Worker pid=3) INFO 11-04 18:02:56 [a.py:1] chatter ERROR 11-04 18:02:56 [executor.py:597] RuntimeError: NCCL error: boom")
+    assert clean_paste(flat) == 'File "/x/vllm/a.py", line 2, in f\nraise RuntimeError(x)\nRuntimeError: NCCL error: boom'
+    one = "ERROR 11-04 18:02:56 [a.py:1] a message that quotes ERROR 11-04 18:02:56 without a place"
+    assert clean_paste(one) == "a message that quotes ERROR 11-04 18:02:56 without a place"
+
+
 def test_html_entities_and_json_escapes():
     assert clean_paste("model&#x27;s &lt;max&gt;") == "model's <max>"
     assert clean_paste('{\\"message\\": \\"a\\\\nb\\"}') == '{"message": "a\nb"}'
@@ -263,6 +271,22 @@ def test_a_notebooks_traceback_names_the_package_it_ends_in():
         assert matches == [] and foreign["source"] == "google", frame
 
 
+def test_an_exception_whose_message_no_release_writes_is_not_vllms():
+    m = tiny_matcher(("EngineDeadError", "EngineCore encountered an issue. See stack trace (above) for the root cause."),
+                     ("ValueError", "max_model_len must be positive"))
+    matches, foreign = m.lookup("ValueError: Unsupported kv cache shape: (29627, 2, 16, 2, 128)")
+    assert matches == [] and foreign["id"] == "exception-not-in-vllm" and foreign["role"] == "answer"
+    assert "ValueError" in foreign["reason"]
+    for paste in ("AssertionError", "NotImplementedError: x",  # no message of its own: vLLM raises many of those
+                  "EngineDeadError: the engine died in some new way",  # a type of vLLM's own
+                  # under vLLM's frame: a message built at run time, or one of vLLM's own kernels
+                  'File "/x/site-packages/vllm/v1/core/sched.py", line 9, in f\n    raise ValueError(msg)\nValueError: built at run time',
+                  'File "/x/site-packages/vllm/_custom_ops.py", line 9, in f\n    torch.ops._C.rms_norm(out, x)\nRuntimeError: an input is not contiguous'):
+        assert m.lookup(paste) == ([], None), paste
+    users_frame = 'File "/home/u/train.py", line 9, in main\n    x = table.lookup(key)\nRuntimeError: the table has no entry for this key'
+    assert m.lookup(users_frame)[1]["id"] == "exception-not-in-vllm"
+
+
 def test_a_report_of_a_failure_does_not_come_before_the_error_it_reports():
     m = tiny_matcher(("RuntimeError", "Failed to apply {type(hf_processor).__name__} on data={data} with kwargs={kwargs}"),
                      ("CRITICAL", "Got fatal signal from worker processes, shutting down. See stack trace above for root cause issue.", "log"))
@@ -271,6 +295,58 @@ def test_a_report_of_a_failure_does_not_come_before_the_error_it_reports():
     assert [x.error.id for x in m.lookup(log)[0]] == ["e0", "e1"]
     # without its type beside it, a match earlier in the log is no raise the report is about
     assert [x.error.id for x in m.lookup(log.replace("RuntimeError: ", ""))[0]] == ["e1", "e0"]
+
+
+def test_a_report_of_a_failure_does_not_come_before_a_raise_with_no_message_under_its_frame():
+    from generator.lookup.match import LookupError_, Matcher
+
+    errors = [LookupError_("e0", "NotImplementedError", "", "NotImplementedError", "", ["v1"],
+                           [{"path": "vllm/attention/backends/abstract.py", "line": 59, "function": "AttentionBackend.get_state_cls"}]),
+              LookupError_("e1", "CRITICAL", "Got fatal signal from worker processes, shutting down. See stack trace above for root cause issue.",
+                           "Got fatal signal", "", ["v1"], [], kind="log")]
+    m = Matcher(errors, [[], [errors[1].template]])
+    log = ('  File "/usr/lib/python3.10/site-packages/vllm/attention/backends/abstract.py", line 59, in get_state_cls\n'
+           "    raise NotImplementedError\nNotImplementedError\n...\n"
+           "CRITICAL [core_client.py:269] Got fatal signal from worker processes, shutting down. See stack trace above for root cause issue.")
+    assert [x.error.id for x in m.lookup(log)[0]] == ["e0", "e1"]
+    # a raise of another type under that frame is not this one
+    assert [x.error.id for x in m.lookup(log.replace("NotImplementedError\n...", "KeyError: 'x'\n..."))[0]] == ["e1"]
+
+
+def test_a_message_cut_with_an_ellipsis_is_cut_not_followed_by_its_full_stop():
+    m = tiny_matcher(("ValueError", "The {prompt_type} prompt (length {prompt_len}) is longer than the maximum model length of {max_len}."))
+    assert top(m, "ValueError: The decoder prompt (length 4926) is longer than ...") == "e0"
+    assert top(m, "ValueError: The decoder prompt (length 4926) is longer than …") == "e0"
+
+
+def test_a_short_paste_of_a_long_template_is_a_candidate():
+    m = tiny_matcher(("WARNING", "Tensor parallel size ({world_size}) exceeds available GPUs ({available_gpus}). This may result in Ray "
+                                 "placement group allocation failures. Consider reducing tensor_parallel_size to {available_gpus} or "
+                                 "less, or ensure your Ray cluster has {world_size} GPUs available.", "log"))
+    assert top(m, "Tensor parallel size (16) exceeds available GPUs (8).") == "e0"
+    assert top(m, "Tensor parallel size (16) exceeds avail") == "e0"  # 6 of the template's 48 grams
+
+
+def test_a_value_holds_no_traceback_frame():
+    m = tiny_matcher(("AttributeError", "Module '{module_path}' has no attribute '{class_name}' (speculative_config.model='{backend}')"))
+    paste = ('  File "/app/fastchat/serve/vllm_worker.py", line 291, in <module>\n    worker = VLLMWorker(\n'
+             '  File "/app/fastchat/serve/vllm_worker.py", line 57, in __init__\n    self.tokenizer = llm_engine.engine.tokenizer\n'
+             "AttributeError: 'AsyncLLM' object has no attribute 'engine'")
+    assert top(m, paste) is None
+    assert top(m, "AttributeError: Module 'my_plugin' has no attribute 'Drafter' (speculative_config.model='x')") == "e0"
+
+
+def test_a_vllm_log_that_quotes_the_foreign_error_raised_below_it_is_listed():
+    m = tiny_matcher(("ERROR", "Error in calling custom op {op}: {e}\nPossibly you have built or installed an obsolete version of vllm.", "log"))
+    log = ("ERROR 11-04 22:26:53 _custom_ops.py:63] Error in calling custom op reshape_and_cache: '_OpNamespace' '_C_cache_ops' object "
+           "has no attribute 'reshape_and_cache'\nERROR 11-04 22:26:53 _custom_ops.py:63] Possibly you have built or installed an "
+           "obsolete version of vllm.\n...\n"
+           "AttributeError: '_OpNamespace' '_C_cache_ops' object has no attribute 'reshape_and_cache'")
+    matches, foreign = m.lookup(log)
+    assert [x.error.id for x in matches] == ["e0"] and foreign["id"] == "torch-operator-not-available"
+    assert foreign["role"] == "answer"  # a log line reports the failure; the foreign error stays the answer
+    matches, foreign = m.lookup(log.replace("reshape_and_cache'\nERROR", "other_op'\nERROR"))
+    assert matches == [] and foreign["id"] == "torch-operator-not-available"
 
 
 def test_an_error_logged_after_a_foreign_error_vllm_only_warned_about_is_the_answer():

@@ -50,6 +50,16 @@ LINE_PREFIXES = [
 ]
 
 
+# A log record's start: vLLM's header, after a process's "(EngineCore_DP0 pid=316) " if any.
+# A web page that drops a log's line breaks runs its records together on one line
+# ("... line 162, in all_reduce ERROR 11-04 18:02:56 [executor.py:597] self.nccl..."); a
+# line with two or more is cut back into records before each one.
+RECORD_START = re.compile(
+    r"(?:\((?:[\w.:-]+\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)\s*)?\b(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+"
+    r"\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\[[^\]\s]+:\d+\]|[\w./-]+:\d+\])"
+)
+
+
 # A short prefix that a launcher or a log collector puts before every line ("0] " from
 # torchrun's --tee, "worker-3: ", "[1,0]<stderr>: "): stripped where it starts most lines.
 # It holds a digit: "ValueError: " repeated down a log is a message, not a prefix.
@@ -95,7 +105,8 @@ def clean_paste(text: str) -> str:
     # "\ud83d\ude80" came out as two halves: one code point again; a lone half is no text
     text = _SURROGATES.sub(_join_surrogates, text)
     lines = []
-    for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+    for raw in (record for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+                for record in split_records(line)):
         line = raw
         for _ in range(PREFIX_ROUNDS):
             before = line
@@ -107,6 +118,15 @@ def clean_paste(text: str) -> str:
             continue  # an INFO or DEBUG log line: vLLM never reports a raised error there
         lines.append(line)
     return "\n".join(_without_shared_prefix(lines))
+
+
+def split_records(line: str) -> list[str]:
+    """``line`` cut before each log record it holds (``RECORD_START``), when it holds two or more."""
+    starts = [m.start() for m in RECORD_START.finditer(line)]
+    if len(starts) < 2:
+        return [line]
+    cuts = [0, *(n for n in starts if n > 0), len(line)]
+    return [line[a:b].rstrip() for a, b in zip(cuts, cuts[1:]) if line[a:b].strip()]
 
 
 def _without_shared_prefix(lines: list[str]) -> list[str]:

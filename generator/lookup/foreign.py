@@ -14,6 +14,7 @@ The browser port builds the same patterns and rules from the index (``index.py``
 
 from __future__ import annotations
 
+import builtins
 import functools
 import re
 from dataclasses import dataclass
@@ -269,6 +270,37 @@ def raising_frame(cleaned: str, last: tuple[int, str] | None) -> tuple[re.Match,
         return None
     between = cleaned[frame.end() : last[0]].strip("\n").split("\n")
     return None if len(between) > 3 else (frame, between[0])
+
+
+# The last exception of a paste that no message of vLLM's matched, in any release covered:
+# the catalog holds every message vLLM raises or logs, so this one was raised by Python or by
+# a package under vLLM. Not so for a bare type ("AssertionError": vLLM has many raises with no
+# message), for a type of vLLM's own, nor under a traceback whose last frame is vLLM's: its
+# line may build the message at run time, or call one of vLLM's own kernels.
+UNMATCHED_ID = "exception-not-in-vllm"
+UNMATCHED_REASON = "no message of vLLM's, in any release covered, reads like this {type}: Python or a package under vLLM raised it"
+UNMATCHED_SOURCE = "Python or a package under vLLM"
+BUILTIN_EXCEPTIONS = tuple(sorted(name for name, value in vars(builtins).items()
+                                  if isinstance(value, type) and issubclass(value, BaseException)))
+MESSAGE_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def unmatched_exception(cleaned: str, last: tuple[int, str] | None, own_types) -> tuple[int, str, str, str, int] | None:
+    """When no vLLM error matched: the last exception, if a message of its own says it is not vLLM's.
+    ``own_types``: the names of vLLM's own exception types (not Python's)."""
+    if last is None or last[1] in own_types:
+        return None
+    line_end = cleaned.find("\n", last[0])
+    line = cleaned[last[0] : len(cleaned) if line_end == -1 else line_end].strip()
+    _, _, message = line.partition(":")
+    if len(MESSAGE_WORD.findall(message)) < 2:
+        return None
+    frame = None
+    for frame in FRAME.finditer(cleaned, 0, last[0]):
+        pass
+    if frame is not None and "vllm/" in frame.group(1).replace("\\", "/"):
+        return None
+    return 0, UNMATCHED_SOURCE, UNMATCHED_REASON.format(type=last[1]), UNMATCHED_ID, 0
 
 
 def foreign_call(cleaned: str, last: tuple[int, str] | None) -> tuple[int, str, str, str, int] | None:

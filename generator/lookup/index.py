@@ -81,6 +81,8 @@ def rules() -> dict:
         "not_a_package": list(foreign.NOT_A_PACKAGE),
         "exception_type_reason": foreign.EXCEPTION_TYPE_REASON,
         "foreign_call_reason": foreign.FOREIGN_CALL_REASON,
+        "unmatched": {"id": foreign.UNMATCHED_ID, "reason": foreign.UNMATCHED_REASON, "source": foreign.UNMATCHED_SOURCE,
+                      "builtin_exceptions": list(foreign.BUILTIN_EXCEPTIONS)},
         "not_vllm": [[f.source, list(f.keywords), _source(f.pattern), f.reason, f.weak, f.id]
                      for f in foreign.foreign_errors()],
         "foreign": {f.id: {"title": f.title, "summary": f.summary, "steps": list(f.steps), "url": foreign_path(f.id),
@@ -95,6 +97,7 @@ def rules() -> dict:
             "control": _source(clean.CONTROL),
             "json_escape": _source(clean.JSON_ESCAPE),
             "chatter": _source(clean.CHATTER),
+            "record_start": _source(clean.RECORD_START),
             "shared_prefix": _source(clean.SHARED_PREFIX),
             "chatter_keep": _source(clean.CHATTER_KEEP),
             "access_log": _source(clean.ACCESS_LOG),
@@ -108,6 +111,7 @@ def rules() -> dict:
             "site_package": _source(foreign.SITE_PACKAGE),
             "qualified_exception": _source(foreign.QUALIFIED_EXCEPTION),
             "foreign_call": _source(foreign.FOREIGN_CALL),
+            "message_word": _source(foreign.MESSAGE_WORD),
             "hole": _source(match.HOLE),
         },
     }

@@ -24,6 +24,7 @@ How a paste is read:
 from __future__ import annotations
 
 import array
+import functools
 import heapq
 import marshal
 import re
@@ -34,8 +35,9 @@ from itertools import chain
 from typing import Iterable
 
 from generator.lookup.clean import Origin, clean_paste, squash, squash_text, squashes_longer
-from generator.lookup.foreign import (EXCEPTION_LINE, FRAME, WRAPPER, ForeignError, foreign_call, foreign_errors, foreign_exception_type, foreign_frame,
-                                      foreign_rows, from_rows, last_exception, not_vllm, phase_of, raising_frame, traceback_frames)
+from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, WRAPPER, ForeignError, foreign_call, foreign_errors,
+                                      foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
+                                      raising_frame, traceback_frames, unmatched_exception)
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
 
@@ -44,7 +46,7 @@ MAX_GRAMS_PER_ENTRY = 48
 STOP_GRAM_ENTRIES = 150  # a gram in more templates than this tells nothing
 MAX_CANDIDATES = 80
 CANDIDATE_SHARE = 5  # a template is a candidate when the paste has 1/CANDIDATE_SHARE of its grams,
-CANDIDATE_GRAMS = 8  # or this many of them
+CANDIDATE_GRAMS = 5  # or this many of them
 ANCHORS = 3  # a match is anchored on one of the template's first chunks
 ANCHOR_TRIES = 6  # places of an anchor in the paste tried
 CHUNK_WORDS = 3
@@ -611,7 +613,8 @@ class Matcher:
             ranked = [m for m in ranked if m.frame or not (start <= m.start <= end or (start <= m.start <= line_end and m.missing))]
 
         foreign = not_vllm(cleaned, not ranked, self.foreign) or (
-            None if ranked else foreign_frame(frames) or foreign_exception_type(cleaned, last) or foreign_call(cleaned, last))
+            None if ranked else foreign_frame(frames) or foreign_exception_type(cleaned, last) or foreign_call(cleaned, last)
+            or unmatched_exception(cleaned, last, self.own_types))
         if foreign is None:
             return ranked[:top], None
         line_end, source, reason, foreign_id, at = foreign
@@ -623,6 +626,8 @@ class Matcher:
         # linear weights: CUDA out of memory ..."), and the error whose raise is the
         # traceback's last frame.
         def quotes_it(m: Match) -> bool:  # the foreign error is in the vLLM message's values
+            if m.score < SURE:
+                return False  # a near match on the foreign error's line is its words, not vLLM's message
             # (one that starts where the foreign pattern does is that line itself only when raised
             # with its own type and to the line's end: "RuntimeError: NCCL error: unhandled system
             # error" is vLLM's, "RuntimeError: Unexpected error from cudaGetDeviceCount()" is not
@@ -635,7 +640,12 @@ class Matcher:
             # ... or in another copy of the vLLM message: a log line that repeats it
             # ("ERROR engine.py] Error in model execution (...): <the foreign error>")
             head = cleaned[m.start : min([a for a, _ in m.value_spans] + [m.end])].strip()
-            return len(head) >= QUOTE_HEAD and head in cleaned[cleaned.rfind("\n", 0, at) + 1 : at]
+            if len(head) >= QUOTE_HEAD and head in cleaned[cleaned.rfind("\n", 0, at) + 1 : at]:
+                return True
+            # ... or it quotes another copy of the foreign error ("Error in calling custom op
+            # X: '_OpNamespace' ... has no attribute 'X'", and the same AttributeError raised below)
+            quoted = cleaned[at:line_end].strip().strip("'\"`")  # a value's span leaves out its quotes
+            return len(quoted) >= QUOTE_HEAD and any(quoted in cleaned[a:b] for a, b in m.value_spans)
 
         # A wrapper that quotes it ("Worker failed with error 'CUDA error: no kernel image ...'")
         # is a vLLM message present in the paste: it comes first, the foreign error its cause.
@@ -649,6 +659,11 @@ class Matcher:
         # line reports a failure, it is not what stopped vLLM.
         info["role"] = "cause" if any(m.error.kind != "log" or warned and m.start > line_end for m in kept) else "answer"
         return kept[:top], info
+
+    @functools.cached_property
+    def own_types(self) -> frozenset[str]:
+        """The names of the exception types vLLM defines (those its errors raise that are not Python's)."""
+        return frozenset(e.exception for e in self.errors if e.kind in ("raise", "assert", "response")) - set(BUILTIN_EXCEPTIONS)
 
     def foreign_info(self, source: str, reason: str, foreign_id: str, frames) -> dict:
         """What a result says of an error that is not vLLM's: its id, page and, for one that
@@ -785,6 +800,8 @@ class Matcher:
             chunk = chunks[i]
             if owners[i] != owners[i - 1]:
                 at = flat.find(chunk, pos)  # a hole lies before it: any value
+                if at != -1 and pos and FRAME.search(cleaned, origin[pos - 1] + 1, origin[at]):
+                    at = -1  # ... but a traceback's frame is no part of a message ("in <module>" is no "Module '...'")
             elif flat.startswith(chunk, pos):
                 at = pos
             else:
@@ -986,7 +1003,10 @@ def _later_words_follow(flat: str, origin: Origin, cleaned: str, pos: int, later
     """Whether vLLM's later words show up after ``pos``: then the paste went on with the message
     in other words, rather than stopping in it. After a hole, only on the value's own line: a
     value that runs on over several lines ("Worker failed with error 'CUDA error: ...") holds
-    other text, in which a few of vLLM's later words may recur ("the stacktrace below")."""
+    other text, in which a few of vLLM's later words may recur ("the stacktrace below").
+    A chunk of punctuation alone is no words: the "." that ends vLLM's message is not the
+    "..." a user cut it with."""
+    later = [c for c in later if any(ch.isalnum() for ch in c)]
     if not after_hole or pos >= len(flat):
         return any(flat.find(c, pos) != -1 for c in later)
     line_end = cleaned.find("\n", origin[pos])
@@ -1023,12 +1043,13 @@ def _failure_before_warnings(ranked: list[Match]) -> list[Match]:
 def _failure_before_its_report(ranked: list[Match]) -> list[Match]:
     """A logged report of a failure ("Got fatal signal from worker processes ... See stack trace
     above for root cause") does not come before the failure it reports: an error raised
-    earlier in the paste, found sure and with its exception type beside it."""
+    earlier in the paste, found sure and with its exception type beside it, or a raise with
+    no message whose frame and type are the traceback's last ("raise NotImplementedError")."""
     if not ranked or ranked[0].error.kind != "log" or not WRAPPER.search(ranked[0].error.template):
         return ranked
     first = ranked[0]
-    earlier = [m for m in ranked if m.end <= first.start and m.score >= SURE and not m.wrapper and m.error.kind != "log"
-               and m.exception_agrees]
+    earlier = [m for m in ranked if m.end <= first.start and m.start < first.start and not m.wrapper and m.error.kind != "log"
+               and (m.score >= SURE and m.exception_agrees or m.frame and not m.matched)]
     if not earlier:
         return ranked
     return [earlier[0]] + [m for m in ranked if m is not earlier[0]]

@@ -768,6 +768,19 @@
    * The index's rules, ready to run: numbers and texts as generator/lookup/ defines them,
    * patterns (Python syntax, flags inline) rewritten for JavaScript. Nothing here is a copy.
    */
+  /** clean.split_records: ``line`` cut before each log record it holds, when it holds two or more. */
+  function splitRecords(line, rules) {
+    const starts = [...line.matchAll(rules.recordStart)].map((m) => m.index);
+    if (starts.length < 2) return [line];
+    const cuts = [0, ...starts.filter((n) => n > 0), line.length];
+    const parts = [];
+    for (let i = 0; i + 1 < cuts.length; i++) {
+      const part = line.slice(cuts[i], cuts[i + 1]);
+      if (part.trim()) parts.push(part.replace(/\s+$/, ""));
+    }
+    return parts;
+  }
+
   function compileRules(rules) {
     const patterns = rules.patterns;
     return {
@@ -783,6 +796,7 @@
       sharedPrefix: pyRegex(patterns.shared_prefix),
       sharedPrefixShare: rules.shared_prefix_share,
       chatter: pyRegex(patterns.chatter),
+      recordStart: pyRegex(patterns.record_start, "", "g"),
       chatterKeep: pyRegex(patterns.chatter_keep),
       accessLog: pyRegex(patterns.access_log),
       dropRun: pyRegex(patterns.drop_run, "", "g"),
@@ -823,11 +837,15 @@
       pythonsOwn: pyRegex(patterns.pythons_own),
       endsInAValue: pyRegex(patterns.ends_in_a_value),
       frame: pyRegex(patterns.frame, "", "g"),
+      frameOnce: pyRegex(patterns.frame),
       notebookFrame: pyRegex(patterns.notebook_frame, "", "g"),
       sitePackage: pyRegex(patterns.site_package, "", "g"),
       qualifiedException: pyRegex(patterns.qualified_exception),
       notAPackage: rules.not_a_package.slice(),
       exceptionTypeReason: rules.exception_type_reason,
+      unmatched: { id: rules.unmatched.id, reason: rules.unmatched.reason, source: rules.unmatched.source,
+                   builtinExceptions: rules.unmatched.builtin_exceptions.slice() },
+      messageWord: pyRegex(patterns.message_word, "", "g"),
       foreignCall: pyRegex(patterns.foreign_call),
       foreignCallReason: rules.foreign_call_reason,
       foreignPackages: rules.foreign_packages.slice(),
@@ -1216,7 +1234,9 @@
       }
       text = joinSurrogateSlots(text);
       const lines = [];
-      for (const raw of text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n")) {
+      const records = [];
+      for (const line of text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n")) records.push(...splitRecords(line, rules));
+      for (const raw of records) {
         let line = raw;
         for (let round = 0; round < rules.prefixRounds; round++) {
           const before = line;
@@ -1321,6 +1341,28 @@
       return [0, found[1], pyFormat(this.rules.exceptionTypeReason, { type, package: found[1] }), "", 0];
     }
 
+    /** foreign.py unmatched_exception(): the last exception, when a message of its own no release of vLLM writes says it is not vLLM's. */
+    unmatchedException(cleaned, last) {
+      if (last === null) return null;
+      if (this.ownTypes === undefined) {
+        const builtin = new Set(this.rules.unmatched.builtinExceptions);
+        this.ownTypes = new Set(this.errors.filter((e) => ["raise", "assert", "response"].includes(e.kind) && !builtin.has(e.exception))
+          .map((e) => e.exception));
+      }
+      if (this.ownTypes.has(fromSlots(last[1]))) return null;
+      let lineEnd = cleaned.indexOf("\n", last[0]);
+      if (lineEnd === -1) lineEnd = cleaned.length;
+      const line = pyStrip(cleaned.slice(last[0], lineEnd));
+      const colon = line.indexOf(":");
+      const message = colon === -1 ? "" : line.slice(colon + 1);
+      if ((message.match(this.rules.messageWord) || []).length < 2) return null;
+      let frame = null;
+      for (const m of cleaned.slice(0, last[0]).matchAll(this.rules.frame)) frame = m;
+      if (frame !== null && frame[1].replace(/\\/g, "/").includes("vllm/")) return null;
+      const u = this.rules.unmatched;
+      return [0, u.source, pyFormat(u.reason, { type: fromSlots(last[1]) }), u.id, 0];
+    }
+
     /** foreign.py foreign_call(): vLLM's innermost frame calls another package on a line that is no raise. */
     foreignCall(cleaned, last) {
       const raising = this.raisingFrame(cleaned, last);
@@ -1412,17 +1454,21 @@
           (m) => m.frame || !((raisedBy[0] <= m.start && m.start <= raisedBy[1]) || (raisedBy[0] <= m.start && m.start <= raisedBy[2] && m.missing)),
         );
 
-      const foreign = this.notVllm(cleaned, !best.length) || (best.length ? null : this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last));
+      const foreign = this.notVllm(cleaned, !best.length) || (best.length ? null : this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last) || this.unmatchedException(cleaned, last));
       if (foreign === null) {
         return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null, releases: this.releasesOf(cleaned, frames, best.slice(0, top)) };
       }
       const [lineEnd, source, reason, foreignId, at] = foreign;
       const info = this.foreignInfo(source, reason, foreignId, frames);
       const quotesIt = (m) => {
+        if (m.score < rules.sure) return false; // a near match on the foreign error's line is no message of vLLM's (match.py)
         if ((m.start < at || (m.start === at && m.exceptionAgrees && (m.end >= lineEnd || rules.endsInAValue.test(m.error.template)))) && (m.valueSpans.some(([a, b]) => a <= at && at < b) || !cleaned.slice(m.start, at).includes("\n") || (m.openValue && continues(cleaned, m.end, at, rules)))) return true;
         // ... or in another copy of the vLLM message (match.py: quotes_it)
         const head = pyStrip(cleaned.slice(m.start, Math.min(...m.valueSpans.map(([a]) => a), m.end)));
-        return head.length >= rules.quoteHead && cleaned.slice(cleaned.lastIndexOf("\n", at - 1) + 1, at).includes(head);
+        if (head.length >= rules.quoteHead && cleaned.slice(cleaned.lastIndexOf("\n", at - 1) + 1, at).includes(head)) return true;
+        // ... or it quotes another copy of the foreign error (match.py)
+        const quoted = pyStrip(cleaned.slice(at, lineEnd)).replace(/^['"`]+|['"`]+$/g, ""); // a value's span leaves out its quotes
+        return quoted.length >= rules.quoteHead && m.valueSpans.some(([a, b]) => cleaned.slice(a, b).includes(quoted));
       };
       // a foreign error vLLM only warned about did not stop it (match.py)
       const warned = best.some((m) => m.error.kind === "log" && m.error.exception.toUpperCase() === "WARNING" && quotesIt(m));
@@ -1475,8 +1521,11 @@
       for (let i = first + 1; i < chunks.length; i++) {
         const chunk = chunks[i];
         let at;
-        if (owners[i] !== owners[i - 1]) at = pyFind(flat, chunk, pos);
-        else if (pyStartsWith(flat, chunk, pos)) at = pos;
+        if (owners[i] !== owners[i - 1]) {
+          at = pyFind(flat, chunk, pos);
+          // ... but a traceback's frame is no part of a message (match.py)
+          if (at !== -1 && pos && rules.frameOnce.test(cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)))) at = -1;
+        } else if (pyStartsWith(flat, chunk, pos)) at = pos;
         else at = pyFind(flat, chunk, pos, pos + slack + rules.window + chunk.length);
         if (at !== -1) {
           if (owners[i] === owners[i - 1]) missing += Math.floor((at - pos) / 2);
@@ -1642,6 +1691,7 @@
 
   /** _later_words_follow(): vLLM's later words after pos (after a hole: on the value's own line only). */
   function laterWordsFollow(flat, origin, cleaned, pos, later, afterHole) {
+    later = later.filter((c) => /[\p{L}\p{N}]/u.test(c)); // punctuation alone is no words (match.py)
     if (!afterHole || pos >= flat.length) return later.some((c) => pyFind(flat, c, pos) !== -1);
     let lineEnd = cleaned.indexOf("\n", origin.get(pos));
     if (lineEnd === -1) lineEnd = cleaned.length;
@@ -1674,7 +1724,8 @@
     if (!ranked.length || ranked[0].error.kind !== "log" || !rules.wrapper.test(ranked[0].error.template)) return ranked;
     const first = ranked[0];
     const earlier = ranked.find(
-      (m) => m.end <= first.start && m.score >= rules.sure && !m.wrapper && m.error.kind !== "log" && m.exceptionAgrees,
+      (m) => m.end <= first.start && m.start < first.start && !m.wrapper && m.error.kind !== "log"
+        && ((m.score >= rules.sure && m.exceptionAgrees) || (m.frame && !m.matched)),
     );
     if (earlier === undefined) return ranked;
     return [earlier, ...ranked.filter((m) => m !== earlier)];
