@@ -310,6 +310,9 @@ def test_logs_responses_and_foreign_errors_have_pages(corpus_site):
         assert "What it looks like" in html
     oom = (out / "foreign/torch-cuda-out-of-memory/index.html").read_text()
     assert "memory profiling" in oom and "_dummy_sampler_run" in oom
+    # told by no pattern (the lookup's last rule): its page says how it is told instead
+    unmatched = (out / "foreign/exception-not-in-vllm/index.html").read_text()
+    assert "No pattern tells it" in unmatched and "is checked against this pattern" not in unmatched
 
 
 def test_error_pages_are_small_and_every_link_resolves(corpus_site):
