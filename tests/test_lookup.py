@@ -313,6 +313,20 @@ def test_a_report_of_a_failure_does_not_come_before_a_raise_with_no_message_unde
     assert [x.error.id for x in m.lookup(log.replace("NotImplementedError\n...", "KeyError: 'x'\n..."))[0]] == ["e1"]
 
 
+def test_a_paste_that_stops_at_the_raise_line_is_read_as_that_raise():
+    from generator.lookup.match import LookupError_, Matcher
+
+    errors = [LookupError_("e0", "NotImplementedError", "", "NotImplementedError", "", ["v1"],
+                           [{"path": "vllm/model_executor/layers/quantization/base_config.py", "line": 55,
+                             "function": "QuantizeMethodBase.tie_weights"}])]
+    m = Matcher(errors, [[]])
+    paste = ('  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/quantization/base_config.py", '
+             "line 55, in tie_weights\n    raise NotImplementedError\n")
+    assert top(m, paste) == "e0"
+    assert top(m, paste.replace("raise NotImplementedError", "raise ValueError(msg)")) is None  # another type
+    assert top(m, paste + "and then the user's own words\n") is None  # the raise is not where the paste stops
+
+
 def test_a_message_cut_with_an_ellipsis_is_cut_not_followed_by_its_full_stop():
     m = tiny_matcher(("ValueError", "The {prompt_type} prompt (length {prompt_len}) is longer than the maximum model length of {max_len}."))
     assert top(m, "ValueError: The decoder prompt (length 4926) is longer than ...") == "e0"

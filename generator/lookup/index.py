@@ -81,6 +81,7 @@ def rules() -> dict:
         "not_a_package": list(foreign.NOT_A_PACKAGE),
         "exception_type_reason": foreign.EXCEPTION_TYPE_REASON,
         "foreign_call_reason": foreign.FOREIGN_CALL_REASON,
+        "raise_tail_chars": match.RAISE_TAIL_CHARS,
         "unmatched": {"id": foreign.UNMATCHED_ID, "reason": foreign.UNMATCHED_REASON, "source": foreign.UNMATCHED_SOURCE,
                       "builtin_exceptions": list(foreign.BUILTIN_EXCEPTIONS)},
         "not_vllm": [[f.source, list(f.keywords), _source(f.pattern), f.reason, f.weak, f.id]
@@ -112,6 +113,7 @@ def rules() -> dict:
             "qualified_exception": _source(foreign.QUALIFIED_EXCEPTION),
             "foreign_call": _source(foreign.FOREIGN_CALL),
             "message_word": _source(foreign.MESSAGE_WORD),
+            "raise_at_the_end": _source(match.RAISE_AT_THE_END),
             "hole": _source(match.HOLE),
         },
     }

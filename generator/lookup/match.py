@@ -917,6 +917,8 @@ class Matcher:
 
     def _frame_bonus(self, results: dict[int, Match], frames, last, cleaned: str) -> None:
         """The innermost frame of the last traceback names the raising file and function."""
+        if frames and last is None:
+            last = raise_at_the_end(cleaned)  # a paste cut after the raise's own line
         if not frames or last is None:
             return
         path, function = frames[-1]
@@ -944,6 +946,18 @@ class Matcher:
 
 
 CUT_MESSAGE_LEAST = 3  # squashed characters of a cut message that the raising frame must agree with
+
+# A paste that stops at the innermost frame's own line, a raise ("raise NotImplementedError"),
+# before Python printed the exception: the type is on that line. Read from the paste's end.
+RAISE_AT_THE_END = re.compile(r'File "[^"\n]+", line \d+, in [\w<>.]+\n[ \t]*raise ([A-Za-z_][\w.]*)[^\n]*(?:\n[ \t]*[\^~]+[ \t]*)?\s*$')
+RAISE_TAIL_CHARS = 600
+
+
+def raise_at_the_end(cleaned: str) -> tuple[int, str] | None:
+    """(where, type) of the raise line a paste ends with, under its traceback's last frame."""
+    offset = max(0, len(cleaned) - RAISE_TAIL_CHARS)
+    found = RAISE_AT_THE_END.search(cleaned, offset)
+    return None if found is None else (found.start(1) - len("raise "), found.group(1).rsplit(".", 1)[-1])
 
 
 def _cut_message(cleaned: str, position: int) -> str:

@@ -846,6 +846,8 @@
       unmatched: { id: rules.unmatched.id, reason: rules.unmatched.reason, source: rules.unmatched.source,
                    builtinExceptions: rules.unmatched.builtin_exceptions.slice() },
       messageWord: pyRegex(patterns.message_word, "", "g"),
+      raiseAtTheEnd: pyRegex(patterns.raise_at_the_end),
+      raiseTailChars: rules.raise_tail_chars,
       foreignCall: pyRegex(patterns.foreign_call),
       foreignCallReason: rules.foreign_call_reason,
       foreignPackages: rules.foreign_packages.slice(),
@@ -1341,6 +1343,15 @@
       return [0, found[1], pyFormat(this.rules.exceptionTypeReason, { type, package: found[1] }), "", 0];
     }
 
+    /** match.py raise_at_the_end(): [where, type] of the raise line a paste ends with, under its last frame. */
+    raiseAtTheEnd(cleaned) {
+      const offset = Math.max(0, cleaned.length - this.rules.raiseTailChars);
+      const found = this.rules.raiseAtTheEnd.exec(cleaned.slice(offset));
+      if (found === null) return null;
+      const name = found[1].split(".");
+      return [offset + found.index + found[0].indexOf("raise " + found[1]), name[name.length - 1]];
+    }
+
     /** foreign.py unmatched_exception(): the last exception, when a message of its own no release of vLLM writes says it is not vLLM's. */
     unmatchedException(cleaned, last) {
       if (last === null) return null;
@@ -1635,6 +1646,7 @@
     }
 
     frameBonus(results, frames, last, cleaned) {
+      if (frames.length && last === null) last = this.raiseAtTheEnd(cleaned); // a paste cut after the raise's own line (match.py)
       if (!frames.length || last === null) return;
       const [path, fn] = frames[frames.length - 1];
       const at = path.lastIndexOf("vllm/");
