@@ -937,3 +937,64 @@ def test_the_index_writes_an_entry_of_several_ids_once_and_kinds_as_rows():
     by_id = {e.id: e for e in matcher.errors}
     assert by_id["c" * 16].kind == "log" and by_id["a" * 16].kind == "raise"
     assert by_id["b" * 16].entry["slug"] == "too-many" and by_id["c" * 16].entry is None
+
+
+def _one_release_matcher(*errors: tuple[str, str, str, str]):
+    """A matcher over one release whose errors are (id, exception or level, template, kind)."""
+    from generator.lookup.index import compact_index, matcher_from_index
+
+    catalog = {"revision": "v1", "errors": [
+        {"id": i, "exception": exc, "template": t, "kind": kind, "has_message": True,
+         "sites": [{"path": "vllm/config.py", "line": n, "function": "f", "template": t}]}
+        for n, (i, exc, t, kind) in enumerate(errors, 1)]}
+    return matcher_from_index(compact_index([catalog]))
+
+
+def test_a_message_that_starts_inside_another_messages_words_is_that_message():
+    """v0.5's warning "Possibly too large swap space. {msg}" holds the words of the raise
+    "Too large swap space. ...": a paste of the warning is the warning alone."""
+    matcher = _one_release_matcher(
+        ("a000000000000003", "ValueError", "Too large swap space. {x} GiB out of the {y} GiB total CPU memory is allocated for the swap space.", "raise"),
+        ("b000000000000003", "WARNING", "Possibly too large swap space. {msg}", "log"))
+    paste = ("WARNING 06-21 08:32:55 config.py:1148] Possibly too large swap space. 4.00 GiB out of the "
+             "7.74 GiB total CPU memory is allocated for the swap space.")
+    matches, _ = matcher.lookup(paste)
+    assert [m.error.id for m in matches] == ["b000000000000003"]
+    (match,), _ = matcher.lookup("ValueError: Too large swap space. 4.00 GiB out of the 7.74 GiB total CPU memory is allocated for the swap space.")
+    assert match.error.id == "a000000000000003"
+
+
+def test_a_short_message_in_other_capitals_is_not_vllms():
+    """vLLM's "Internal server error" is not the HTTP status phrase "Internal Server Error" a
+    client prints; the phrase alone is a status without its reason."""
+    matcher = _one_release_matcher(("a000000000000004", "GenerationError", "Internal server error", "raise"))
+    matches, foreign = matcher.lookup("ERROR    | app.llm:ask_tool:725 - OpenAI API error: Internal Server Error")
+    assert matches == [] and foreign["id"] == "http-status-without-reason"
+    matches, _ = matcher.lookup("openai.InternalServerError: Error code: 500 - {'error': {'message': 'Internal server error', "
+                                "'type': 'InternalServerError', 'param': None, 'code': 500}}")
+    assert [m.error.id for m in matches] == ["a000000000000004"]
+
+
+def test_a_refused_requests_access_log_line_is_kept_without_its_status_phrase():
+    """uvicorn's access log line of a 4xx or 5xx is all a server log may show of a refused
+    request: its request and status stay, its status phrase goes (no vLLM message matches it)."""
+    from generator.lookup.clean import clean_paste
+
+    log = ('INFO:     10.0.0.1:51382 - "POST /v1/embeddings HTTP/1.1" 200 OK\n'
+           'INFO:     10.0.0.1:51422 - "POST /v1/embeddings HTTP/1.1" 400 Bad Request')
+    assert clean_paste(log) == '"POST /v1/embeddings HTTP/1.1" 400'
+    matcher = _one_release_matcher(("a000000000000004", "GenerationError", "Internal server error", "raise"))
+    assert matcher.lookup(log)[1]["id"] == "http-status-without-reason"
+    assert matcher.lookup('INFO:     127.0.0.1:55766 - "POST /generate HTTP/1.1" 404 Not Found')[1]["id"] == "http-route-not-found"
+    matches, foreign = matcher.lookup('INFO:     127.0.0.1:5 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error')
+    assert matches == [] and foreign["id"] == "http-status-without-reason"
+
+
+def test_words_inserted_before_where_the_paste_stops_are_missing():
+    """A paste may stop inside a message, but not after words of its own: "suffix is not
+    currently supported" is no exact "suffix is not supported with truncate_prompt_tokens"."""
+    matcher = _one_release_matcher(("a000000000000005", "ValueError", "suffix is not supported with truncate_prompt_tokens", "raise"))
+    (cut,), _ = matcher.lookup("ValueError: suffix is not supported with truncate")
+    assert cut.verdict == "exact"
+    matches, _ = matcher.lookup("suffix is not currently supported")
+    assert [m.verdict for m in matches] in ([], ["partial"])

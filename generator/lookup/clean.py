@@ -74,6 +74,9 @@ CHATTER_KEEP = re.compile(r"Error|Exception|Traceback|vLLM API server version|LL
 # an HTTP server's access log line ('INFO: 10.0.0.1:5 - "POST /v1/chat/completions HTTP/1.1" 500
 # Internal Server Error'): its status phrase is no message of vLLM's, whatever its words
 ACCESS_LOG = re.compile(r'"(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/\d(?:\.\d)?" \d{3}\b')
+# ... of a refused request: its request and status stay (`"POST /v1/embeddings HTTP/1.1" 400`),
+# all a paste of the server's log may show of a failure (foreign.yaml tells them apart)
+REFUSED_REQUEST = re.compile(r'"(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/\d(?:\.\d)?" [45]\d\d\b')
 
 
 def decode_paste(data: bytes) -> str:
@@ -114,7 +117,12 @@ def clean_paste(text: str) -> str:
                 line = pattern.sub("", line, count=1)
             if line == before:
                 break
-        if (CHATTER.search(raw) and not CHATTER_KEEP.search(raw)) or ACCESS_LOG.search(raw):
+        if ACCESS_LOG.search(raw):
+            refused = REFUSED_REQUEST.search(line)
+            if refused is not None:
+                lines.append(refused.group(0))
+            continue
+        if CHATTER.search(raw) and not CHATTER_KEEP.search(raw):
             continue  # an INFO or DEBUG log line: vLLM never reports a raised error there
         lines.append(line)
     return "\n".join(_without_shared_prefix(lines))

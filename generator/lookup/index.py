@@ -102,6 +102,7 @@ def rules() -> dict:
             "shared_prefix": _source(clean.SHARED_PREFIX),
             "chatter_keep": _source(clean.CHATTER_KEEP),
             "access_log": _source(clean.ACCESS_LOG),
+            "refused_request": _source(clean.REFUSED_REQUEST),
             "drop_run": _source(clean.DROP_RUN),
             "exception_line": _source(foreign.EXCEPTION_LINE),
             "exception_prefix": _source(match.EXCEPTION_PREFIX),

@@ -593,6 +593,11 @@ class Matcher:
         # its raise among the results too).
         found = [m for m in results.values() if not (m.error.kind == "log" and _after_exception_type(cleaned, m.start))
                  and (m.frame or not PYTHONS_OWN.match(m.error.template))]
+        # A message that starts inside the words of another message the paste shows whole is a
+        # reading of those words: "Possibly too large swap space. 4.00 GiB out of ..." is the
+        # warning, not the raise "Too large swap space. {x} GiB out of ..." (inside one of its
+        # values it is another message: see wrapper below).
+        found = [m for m in found if m.frame or not any(_inside_words(m, other) for other in found)]
         for outer in found:
             # "Worker failed with error '<the real error>'": the inner error is the answer
             outer.wrapper = any(
@@ -831,6 +836,11 @@ class Matcher:
                 matched += overlap
                 if overlap:
                     bounds[i] = (pos, pos + overlap) if overlap == common else (len(flat) - overlap, len(flat))
+                if overlap > common and owners[i] == owners[i - 1] and bounds[i - 1] is not None:
+                    # the chunk's start found at the paste's end, right after other words than
+                    # the chunk before it: words inserted into the message ("suffix is not
+                    # currently supported" is not "suffix is not supported with ..." cut short)
+                    missing += (len(flat) - overlap - pos) // 2
                 truncated = True
                 # Cut short only where the paste (or its line) stops: after a hole (the value
                 # runs on), at a line's end, or at the paste's end. Anything else on the line
@@ -874,6 +884,11 @@ class Matcher:
             return None
         in_last = last is not None and origin[begin] >= last[0]
         end = max(b[1] for b in bounds if b is not None)
+        if not entry.holes and not missing and entry.literal < MIN_MATCHED and not _same_case(
+                cleaned[origin[begin] : origin[end - 1] + 1], self.errors[entry.error].template):
+            # a few words with other capitals are someone else's: "API error: Internal Server
+            # Error" is an HTTP status phrase, not vLLM's "Internal server error"
+            return None
         values, spans = self._values(entry, bounds, origin, cleaned)
         return Match(
             error=self.errors[entry.error],
@@ -1067,6 +1082,22 @@ def _failure_before_its_report(ranked: list[Match]) -> list[Match]:
     if not earlier:
         return ranked
     return [earlier[0]] + [m for m in ranked if m is not earlier[0]]
+
+
+def _same_case(shown: str, template: str) -> bool:
+    """Whether the ASCII letters the paste shows are the template's, capitals and all."""
+    letters = ASCII_LETTERS.findall(shown)
+    return letters == ASCII_LETTERS.findall(template)[: len(letters)]
+
+
+ASCII_LETTERS = re.compile(r"[A-Za-z]")
+
+
+def _inside_words(match: Match, other: Match) -> bool:
+    """Whether ``match`` starts inside ``other``'s own words (not in one of its values), ``other``
+    being a whole message of the paste that starts before it."""
+    return (other is not match and other.start < match.start < other.end and other.score >= SURE
+            and other.coverage >= SURE and not any(a <= match.start < b for a, b in other.value_spans))
 
 
 def _mid_sentence(text: str, position: int) -> bool:

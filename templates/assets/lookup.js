@@ -658,6 +658,13 @@
 
   /** Whether squashText(text.slice(start, end)) is longer than size, read only as far as needed to tell. */
   /** match.py: _in_order */
+  /** match.py _same_case(): the ASCII letters the paste shows are the template's, capitals and all. */
+  function sameCase(shown, template) {
+    const letters = shown.match(/[A-Za-z]/g) || [];
+    const want = (template.match(/[A-Za-z]/g) || []).slice(0, letters.length);
+    return letters.length === want.length && letters.every((c, i) => c === want[i]);
+  }
+
   function inOrder(line, chunks, owners) {
     const starts = [0];
     let pos = chunks[0].length;
@@ -799,6 +806,7 @@
       recordStart: pyRegex(patterns.record_start, "", "g"),
       chatterKeep: pyRegex(patterns.chatter_keep),
       accessLog: pyRegex(patterns.access_log),
+      refusedRequest: pyRegex(patterns.refused_request),
       dropRun: pyRegex(patterns.drop_run, "", "g"),
       // one character that squashing drops: a quote, or one of drop_run's
       dropped: pyRegex("^(?:" + charClass(rules.quotes) + "|" + patterns.drop_run + ")$"),
@@ -1245,7 +1253,13 @@
           for (const pattern of rules.linePrefixes) line = line.replace(pattern, "");
           if (line === before) break;
         }
-        if ((rules.chatter.test(raw) && !rules.chatterKeep.test(raw)) || rules.accessLog.test(raw)) continue;
+        if (rules.accessLog.test(raw)) {
+          // clean.py: a refused request's line keeps its request and status
+          const refused = rules.refusedRequest.exec(line);
+          if (refused !== null) lines.push(refused[0]);
+          continue;
+        }
+        if (rules.chatter.test(raw) && !rules.chatterKeep.test(raw)) continue;
         lines.push(line);
       }
       return withoutSharedPrefix(lines, rules).join("\n");
@@ -1437,9 +1451,13 @@
       }
       this.frameBonus(results, frames, last, cleaned);
       // a logged message is no exception's message (match.py: _after_exception_type)
-      const found = Array.from(results.values()).filter(
+      const readable = Array.from(results.values()).filter(
         (m) => !(m.error.kind === "log" && this.afterExceptionType(cleaned, m.start)) && (m.frame || !this.rules.pythonsOwn.test(m.error.template)),
       );
+      // match.py _inside_words(): a message that starts inside the words of another the paste shows whole
+      const found = readable.filter((m) => m.frame || !readable.some((other) =>
+        other !== m && other.start < m.start && m.start < other.end && other.score >= rules.sure && other.coverage >= rules.sure &&
+        !other.valueSpans.some(([a, b]) => a <= m.start && m.start < b)));
       for (const outer of found) {
         outer.wrapper = outer.valueSpans.some(([a, b]) =>
           found.some((inner) => inner !== outer && a <= inner.start && inner.end <= b && inner.score >= rules.sure && inner.coverage >= rules.sure),
@@ -1558,6 +1576,8 @@
           const overlap = Math.max(common, atPasteEnd);
           matched += overlap;
           if (overlap) bounds[i] = overlap === common ? [pos, pos + overlap] : [flat.length - overlap, flat.length];
+          // match.py: the chunk's start at the paste's end, after other words: words inserted
+          if (overlap > common && owners[i] === owners[i - 1] && bounds[i - 1] !== null) missing += Math.floor((flat.length - overlap - pos) / 2);
           truncated = true;
           // cut short only where the paste (or its line) stops; else what it leaves out is missing
           const afterHole = owners[i] !== owners[i - 1] && !diverges(flat, origin, cleaned, pos, chunk, rules) && !midSentence(cleaned, origin.get(start));
@@ -1606,6 +1626,9 @@
       const inLast = last !== null && origin.get(begin) >= last[0];
       let end = -Infinity;
       for (const b of bounds) if (b !== null && b[1] > end) end = b[1];
+      // match.py: a few words with other capitals are someone else's
+      if (!entry.holes.length && !missing && entry.literal < rules.minMatched &&
+          !sameCase(cleaned.slice(origin.get(begin), origin.get(end - 1) + 1), this.errors[entry.error].template)) return null;
       const [values, spans] = this.values(entry, bounds, origin, cleaned);
       return new Match(rules, this.errors[entry.error], {
         values,
