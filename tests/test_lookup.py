@@ -998,3 +998,38 @@ def test_words_inserted_before_where_the_paste_stops_are_missing():
     assert cut.verdict == "exact"
     matches, _ = matcher.lookup("suffix is not currently supported")
     assert [m.verdict for m in matches] in ([], ["partial"])
+
+
+def test_a_traceback_cut_above_its_log_message_is_named_by_its_log_header():
+    """`logger.exception` prints its header on every line of the traceback: a paste cut above
+    the message still names the error log written at that file and line, when only one is."""
+    from generator.lookup.index import compact_index, matcher_from_index
+
+    def log(id_, template, path, line, level="ERROR"):
+        return {"id": id_, "exception": level, "template": template, "kind": "log", "has_message": True,
+                "sites": [{"path": path, "line": line, "function": "run_engine_core", "template": template}]}
+
+    catalog = {"revision": "v1", "errors": [log("a000000000000006", "EngineCore failed to start.", "vllm/v1/engine/core.py", 500),
+                                            log("b000000000000006", "Worker failed.", "vllm/v1/worker/a.py", 7),
+                                            log("c000000000000006", "Worker stopped.", "vllm/v1/worker/b/a.py", 7),
+                                            log("d000000000000006", "Slow step.", "vllm/v1/engine/slow.py", 9, "WARNING")]}
+    matcher = matcher_from_index(compact_index([catalog]))
+    paste = ('ERROR 06-10 03:43:37 [core.py:500]   File "/x/vllm/v1/engine/core.py", line 491, in run_engine_core\n'
+             "ERROR 06-10 03:43:37 [core.py:500]     engine_core = EngineCoreProc(*args, **kwargs)")
+    (match,), foreign = matcher.lookup(paste)
+    assert match.error.id == "a000000000000006" and match.verdict == "partial" and foreign is None
+    # two logs at a.py:7 (in two folders): the header names neither; a warning's header is no failure
+    assert matcher.lookup(paste.replace("core.py:500", "a.py:7")) == ([], None)
+    assert matcher.lookup(paste.replace("ERROR", "WARNING").replace("core.py:500", "slow.py:9")) == ([], None)
+
+
+def test_a_quote_that_opens_a_word_does_not_end_the_message():
+    """A paste may stop where a quote closes vLLM's message, not where one opens another value:
+    Ray's "set the environment variable `RAY_memory_usage_threshold` when starting Ray" is not
+    vLLM's "The environment variable 'MOONCAKE_CONFIG_PATH' is not set." cut short."""
+    matcher = _one_release_matcher(("a000000000000007", "ValueError", "The environment variable 'MOONCAKE_CONFIG_PATH' is not set.", "raise"))
+    paste = ("To adjust the kill threshold, set the environment variable `RAY_memory_usage_threshold` when starting Ray. "
+             "To disable worker killing, set the environment variable `RAY_memory_monitor_refresh_ms` to zero.")
+    assert [m.verdict for m in matcher.lookup(paste)[0]] in ([], ["partial"])
+    (quoted,), _ = matcher.lookup("{'error': {'message': 'The environment variable', 'type': 'BadRequestError'}}")
+    assert quoted.error.id == "a000000000000007"

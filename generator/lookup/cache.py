@@ -74,6 +74,10 @@ def index_problem(index) -> str | None:
                                            and isinstance(row[0], str) and _int(row[1]) and _int(row[2]) for row in rows)
             for rows in lines.values()):
         return "`raise_lines` is not a mapping of [path, line, releases] rows"
+    logged = index.get("log_lines", {})
+    if not isinstance(logged, dict) or not all(
+            isinstance(at, list) and all(isinstance(place, str) for place in at) for at in logged.values()):
+        return "`log_lines` is not a mapping of error ids to \"file.py:line\" strings"
     return None
 
 

@@ -23,7 +23,7 @@ from generator.text import CUT_TRAILING, ELLIPSIS, error_path, error_url, foreig
 # 4: forms no longer repeat the main template; the releases each file is in.
 # 7: entries by slug (an entry of several ids once), kinds as row numbers, curated titles only
 #    where no entry gives them: the browser's index stays under 1 MB gzipped.
-INDEX_SCHEMA_VERSION = 7
+INDEX_SCHEMA_VERSION = 8
 
 
 def _source(pattern: re.Pattern) -> str:
@@ -65,8 +65,10 @@ def rules() -> dict:
         "frame_bonus": match.FRAME_BONUS,
         "version_string": _source(match.VERSION_STRING),
         "max_value_chars": match.MAX_VALUE_CHARS,
+        "log_header_tail": match.LOG_HEADER_TAIL,
         "title_width": match.TITLE_WIDTH,
         "closers": match.CLOSERS,
+        "opening_quotes": match.OPENING_QUOTES,
         "diverge": match.DIVERGE,
         "value_closers": match.VALUE_CLOSERS,
         "cut_message_least": match.CUT_MESSAGE_LEAST,
@@ -102,6 +104,7 @@ def rules() -> dict:
             "shared_prefix": _source(clean.SHARED_PREFIX),
             "chatter_keep": _source(clean.CHATTER_KEEP),
             "access_log": _source(clean.ACCESS_LOG),
+            "log_header": _source(match.LOG_HEADER),
             "refused_request": _source(clean.REFUSED_REQUEST),
             "drop_run": _source(clean.DROP_RUN),
             "exception_line": _source(foreign.EXCEPTION_LINE),
@@ -118,6 +121,9 @@ def rules() -> dict:
             "hole": _source(match.HOLE),
         },
     }
+
+
+LOGGED_FAILURES = ("ERROR", "CRITICAL")  # the levels of the logs whose header alone names them
 
 
 def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, links: list | None = None,
@@ -139,8 +145,12 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
     kinds: dict[str, str] = {}
     paths: dict[str, int] = {}  # a file's path → bitmask of the releases whose sites are in it
     lines: dict[str, dict[tuple[str, int], int]] = {}  # error id → (path, line) → releases bitmask
+    logged: dict[str, set[str]] = {}  # an error log's id → "file.py:line" of its sites in any release
     for number, catalog in enumerate(catalogs):
         for error in catalog["errors"]:
+            if error.get("kind") == "log" and error["exception"] in LOGGED_FAILURES:
+                logged.setdefault(error["id"], set()).update(
+                    f"{site['path'].rsplit('/', 1)[-1]}:{site['line']}" for site in error["sites"])
             for site in error["sites"]:
                 paths[site["path"]] = paths.get(site["path"], 0) | 1 << number
                 if raise_lines:
@@ -190,6 +200,9 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
         "paths": {p: paths[p] for p in sorted(paths)},
         **({"raise_lines": {i: [[p, n, m] for (p, n), m in sorted(lines[i].items())] for i in sorted(lines)}}
            if raise_lines else {}),
+        # where each error log is written: a paste whose log header ("ERROR ... [core.py:500]")
+        # is all it shows of one (a traceback the logger printed, cut above its message)
+        "log_lines": {i: sorted(logged[i]) for i in sorted(logged)},
         "rules": rules(),
         **({"curated": pack_curated(curated, entries, merged)} if curated else {}),
         **({"entries": pack_entries(entries, merged)} if entries else {}),
@@ -356,7 +369,8 @@ def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
     templates = [([template] if has_message else []) + forms for _, _, template, has_message, _, _, forms in rows]
     return Matcher(errors, templates, groups=index.get("groups", {}),
                    revisions=index.get("revisions", []), site_url=site_url, paths=index.get("paths", {}),
-                   raise_lines={i: {(p, n): m for p, n, m in rows} for i, rows in index.get("raise_lines", {}).items()})
+                   raise_lines={i: {(p, n): m for p, n, m in rows} for i, rows in index.get("raise_lines", {}).items()},
+                   log_lines=index.get("log_lines", {}))
 
 
 def matcher_from_catalogs(catalogs: list[dict], site_url: str = "") -> Matcher:

@@ -283,7 +283,7 @@ def _entry_of(row: tuple) -> Entry:
     return Entry(error, list(chunks), list(segment_of), list(holes), literal, exception, grams)
 
 
-SNAPSHOT_VERSION = 5
+SNAPSHOT_VERSION = 6
 
 
 EXCEPTION_PREFIX = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception)(?:\(\w+\))?:\s*$")  # also in the browser
@@ -456,7 +456,8 @@ class _LazyMapping(dict):
 class Matcher:
     def __init__(self, errors: list[LookupError_], templates: list[list[str]], groups: dict[str, str] | None = None,
                  revisions: list[str] | None = None, site_url: str = "", foreign: Iterable[ForeignError] | None = None,
-                 paths: dict[str, int] | None = None, raise_lines: dict | None = None):
+                 paths: dict[str, int] | None = None, raise_lines: dict | None = None,
+                 log_lines: dict[str, list[str]] | None = None):
         """``templates[i]``: the templates (main first, then variants) of ``errors[i]``.
         ``groups``: error id → its problem's current error id (``index.problem_groups``).
         ``foreign``: the errors that are not vLLM's to tell (the package's ``foreign.yaml``)."""
@@ -471,6 +472,12 @@ class Matcher:
             for template in variants:
                 if template:
                     self._add(number, error.exception, template)
+        number_of = {error.id: number for number, error in enumerate(errors)}
+        self.logged_at: dict[str, list[int]] = {}  # "file.py:line" → the error logs written there
+        for id_, places in (log_lines or {}).items():
+            if id_ in number_of:
+                for place in places:
+                    self.logged_at.setdefault(place, []).append(number_of[id_])
         for gram, entries in list(self.index.items()):
             if len(entries) > STOP_GRAM_ENTRIES:
                 del self.index[gram]
@@ -512,6 +519,7 @@ class Matcher:
             dict(self.groups), foreign_rows(self.foreign), dict(self.paths),
             # one blob per error, decoded when a paste's traceback asks (78,000 sites: 0.1 s to read whole)
             marshal.dumps(raise_lines),
+            {k: tuple(v) for k, v in self.logged_at.items()},
         ))
 
     @classmethod
@@ -519,7 +527,7 @@ class Matcher:
         """A matcher from ``snapshot()``'s bytes; ValueError when they are not one."""
         try:
             (version, revisions, site_url, ids, errors, entries, grams, postings, short, by_location, groups,
-             foreign, paths, raise_lines) = marshal.loads(data)
+             foreign, paths, raise_lines, logged_at) = marshal.loads(data)
         except (EOFError, ValueError, TypeError) as exc:
             raise ValueError(f"not a stored matcher: {exc}") from None
         if version != SNAPSHOT_VERSION:
@@ -533,6 +541,7 @@ class Matcher:
             raise ValueError(f"not a stored matcher: its gram table is damaged ({exc})") from None
         matcher.short = list(short)
         matcher.by_location = _LazyMapping(by_location)
+        matcher.logged_at = {k: list(v) for k, v in logged_at.items()}
         matcher._set_up(_Lazy(errors, lambda blob: _error_of(marshal.loads(blob))), ids, groups, list(revisions),
                         site_url, from_rows(foreign), paths, _LazyMapping(raise_lines))
         return matcher
@@ -621,7 +630,7 @@ class Matcher:
             None if ranked else foreign_frame(frames) or foreign_exception_type(cleaned, last) or foreign_call(cleaned, last)
             or unmatched_exception(cleaned, last, self.own_types))
         if foreign is None:
-            return ranked[:top], None
+            return (ranked or self._logged_there(text))[:top], None
         line_end, source, reason, foreign_id, at = foreign
         info = self.foreign_info(source, reason, foreign_id, frames)
         # What vLLM said after the failure only to report it ("Engine core initialization
@@ -664,6 +673,18 @@ class Matcher:
         # line reports a failure, it is not what stopped vLLM.
         info["role"] = "cause" if any(m.error.kind != "log" or warned and m.start > line_end for m in kept) else "answer"
         return kept[:top], info
+
+    def _logged_there(self, text: str) -> list[Match]:
+        """When nothing else told the paste: the error log its lines' header names ("ERROR 06-10
+        03:43:37 [core.py:500]" on every line of the traceback ``logger.exception`` printed, cut
+        above its message), when one problem is logged at that file and line in some release."""
+        for found in reversed(list(LOG_HEADER.finditer(text[-LOG_HEADER_TAIL:]))):
+            numbers = self.logged_at.get(f"{found.group(1)}:{found.group(2)}", [])
+            problems = {self.groups.get(self.errors[n].id, self.errors[n].id) for n in numbers}
+            if len(problems) == 1:
+                newest = max(numbers, key=lambda n: self.errors[n].newest)
+                return self._one_per_problem([Match(error=self.errors[newest], values={}, start=0, frame=True)])
+        return []
 
     @functools.cached_property
     def own_types(self) -> frozenset[str]:
@@ -850,7 +871,8 @@ class Matcher:
                 open_value = after_hole and overlap == 0
                 cut = (after_hole
                        or pos + overlap >= len(flat) or at_paste_end == overlap > 0
-                       or _message_ends(cleaned, origin[pos + overlap - 1] + 1 if pos + overlap else 0))
+                       or _message_ends(cleaned, origin[pos + overlap - 1] + 1 if pos + overlap else 0,
+                                        value_next=owners[i] != owners[i - 1]))
                 if not cut:
                     missing += sum(len(c) for c in chunks[i:]) - overlap
                 break
@@ -960,6 +982,10 @@ class Matcher:
                                             matched=len(shown), coverage=len(shown) / max(1, len(squash_text(HOLE.sub("", error.template)))))
 
 
+# vLLM's log header of an error log: the file and line of the logging call
+LOG_HEADER = re.compile(r"\b(?:ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+\[?([\w.-]+\.py):(\d+)\]")
+LOG_HEADER_TAIL = 200_000  # characters read from the paste's end (a log may be megabytes)
+
 CUT_MESSAGE_LEAST = 3  # squashed characters of a cut message that the raising frame must agree with
 
 # A paste that stops at the innermost frame's own line, a raise ("raise NotImplementedError"),
@@ -1004,6 +1030,7 @@ def _at_line_end(text: str, position: int) -> bool:
 
 
 CLOSERS = "'\"`)]}[\\"  # what ends a message quoted in JSON, a repr or a pydantic wrapper
+OPENING_QUOTES = "'\"`"  # ... a quote among them, unless a word follows it
 
 
 DIVERGE = 2  # squashed characters of vLLM's next words that show the paste went on, and then said other words
@@ -1110,12 +1137,15 @@ def _mid_sentence(text: str, position: int) -> bool:
     return bool(before) and before[-1].isascii() and before[-1].isalnum()
 
 
-def _message_ends(text: str, position: int) -> bool:
+def _message_ends(text: str, position: int, value_next: bool = True) -> bool:
     """Whether the message ends at ``position``: at its line's end, or where a quote or a
     bracket closes it (``'message': '...', 'type'``, ``Value error, ... [type=...``)."""
     end = text.find("\n", position)
     rest = text[position : len(text) if end == -1 else end].lstrip(" \t.,;:…")
-    return not rest or rest[0] in CLOSERS
+    # Where vLLM's words go on (no value next), a quote before a word opens another value: "set
+    # the environment variable `RAY_...` to zero" is not "The environment variable '...' is not set."
+    return not rest or rest[0] in CLOSERS and (value_next or not (
+        rest[0] in OPENING_QUOTES and rest[1:2].isascii() and (rest[1:2].isalnum() or rest[1:2] == "_")))
 
 
 def _in_order(line: str, chunks: list[str], owners: list[int]) -> list[int] | None:

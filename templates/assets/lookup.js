@@ -57,7 +57,7 @@
 
   // The index format this file reads (generator.lookup.index.INDEX_SCHEMA_VERSION); the
   // numbers and patterns of the rules come from the index itself.
-  const INDEX_SCHEMA_VERSION = 7;
+  const INDEX_SCHEMA_VERSION = 8;
 
   // --- code points: the slot form -----------------------------------------------------------
   //
@@ -831,6 +831,7 @@
       maxValueChars: rules.max_value_chars,
       titleWidth: rules.title_width,
       closers: rules.closers,
+      openingQuotes: rules.opening_quotes,
       cutMessageLeast: rules.cut_message_least,
       diverge: rules.diverge,
       valueClosers: rules.value_closers,
@@ -856,6 +857,8 @@
       messageWord: pyRegex(patterns.message_word, "", "g"),
       raiseAtTheEnd: pyRegex(patterns.raise_at_the_end),
       raiseTailChars: rules.raise_tail_chars,
+      logHeader: pyRegex(patterns.log_header, "", "g"),
+      logHeaderTail: rules.log_header_tail,
       foreignCall: pyRegex(patterns.foreign_call),
       foreignCallReason: rules.foreign_call_reason,
       foreignPackages: rules.foreign_packages.slice(),
@@ -1027,6 +1030,16 @@
       this.paths = new Map(Object.entries(index.paths || {}));
       // one result per problem: error id -> its problem's current error id (index.problem_groups)
       this.byId = new Map(this.errors.map((e) => [e.id, e]));
+      // match.py logged_at: "file.py:line" -> the error logs written there
+      this.loggedAt = new Map();
+      for (const [id, places] of Object.entries(index.log_lines || {})) {
+        const error = this.byId.get(id);
+        if (error === undefined) continue;
+        for (const place of places) {
+          if (!this.loggedAt.has(place)) this.loggedAt.set(place, []);
+          this.loggedAt.get(place).push(error);
+        }
+      }
       this.groups = new Map(Object.entries(index.groups || {}));
       this.members = new Map();
       for (const [id, current] of this.groups) {
@@ -1404,11 +1417,25 @@
 
     lookup(text, top) {
       resetSlots();
-      return this.lookupCleaned(this.cleanPaste(String(text)), top);
+      return this.lookupCleaned(this.cleanPaste(String(text)), top, String(text));
     }
 
-    /** lookup() of a paste already cleaned (cleanPaste), in slot form. */
-    lookupCleaned(cleaned, top) {
+    /** match.py _logged_there(): the error log the paste's log header names, when one problem is logged there. */
+    loggedThere(raw) {
+      const found = Array.from(raw.slice(-this.rules.logHeaderTail).matchAll(this.rules.logHeader));
+      for (let i = found.length - 1; i >= 0; i--) {
+        const errors = this.loggedAt.get(found[i][1] + ":" + found[i][2]) || [];
+        const problems = new Set(errors.map((e) => (this.groups.has(e.id) ? this.groups.get(e.id) : e.id)));
+        if (problems.size !== 1) continue;
+        let newest = errors[0];
+        for (const e of errors) if (e.newest > newest.newest) newest = e;
+        return this.onePerProblem([new Match(this.rules, newest, { start: 0, frame: true })]);
+      }
+      return [];
+    }
+
+    /** lookup() of a paste already cleaned (cleanPaste), in slot form; ``raw``: the paste as given. */
+    lookupCleaned(cleaned, top, raw) {
       if (top === undefined) top = 5;
       const rules = this.rules;
       const [flat, origin] = squash(cleaned, rules);
@@ -1485,6 +1512,7 @@
 
       const foreign = this.notVllm(cleaned, !best.length) || (best.length ? null : this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last) || this.unmatchedException(cleaned, last));
       if (foreign === null) {
+        if (!best.length && raw !== undefined) best = this.loggedThere(raw);
         return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null, releases: this.releasesOf(cleaned, frames, best.slice(0, top)) };
       }
       const [lineEnd, source, reason, foreignId, at] = foreign;
@@ -1586,7 +1614,7 @@
             afterHole ||
             pos + overlap >= flat.length ||
             (atPasteEnd === overlap && overlap > 0) ||
-            messageEnds(cleaned, pos + overlap ? origin.get(pos + overlap - 1) + 1 : 0, rules);
+            messageEnds(cleaned, pos + overlap ? origin.get(pos + overlap - 1) + 1 : 0, rules, owners[i] !== owners[i - 1]);
           if (!cut) {
             let left = 0;
             for (const c of chunks.slice(i)) left += c.length;
@@ -1797,13 +1825,15 @@
     return false;
   }
 
-  function messageEnds(text, position, rules) {
+  function messageEnds(text, position, rules, valueNext) {
+    if (valueNext === undefined) valueNext = true;
     const end = text.indexOf("\n", position);
     let rest = text.slice(position, end === -1 ? text.length : end);
     let i = 0;
     while (i < rest.length && " \t.,;:\u2026".includes(rest[i])) i++;
     rest = rest.slice(i);
-    return !rest || rules.closers.includes(rest[0]);
+    // match.py: where vLLM's words go on, a quote before a word opens another value
+    return !rest || (rules.closers.includes(rest[0]) && (valueNext || !(rules.openingQuotes.includes(rest[0]) && /^[A-Za-z0-9_]$/.test(rest.charAt(1)))));
   }
 
   /** fill(): the message with the paste's values in its holes (… where it shows none). */
@@ -1859,7 +1889,7 @@
         });
       }
       const cleaned = matcher.cleanRest(start);
-      return message.kind === "clean" ? fromSlots(cleaned) : matcher.lookupCleaned(cleaned, message.top);
+      return message.kind === "clean" ? fromSlots(cleaned) : matcher.lookupCleaned(cleaned, message.top, String(message.text));
     };
 
     self.onmessage = (event) => {
