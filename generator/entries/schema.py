@@ -194,6 +194,9 @@ def _find_schema_problems(composed, entry_path: str, problems: list[Problem]) ->
                 add(at(key), f"`{label}` {_short(value)} is not a tag: use lowercase letters, digits and dashes")
             elif key[-1:] == ("url",):
                 add(at(key), f"`{label}` {_short(value)} must be an https:// URL")
+            elif key == ("title",):
+                add(at(key), f"`{label}` {_short(value)} holds a backtick: a title is plain words "
+                             "(a page's heading shows Markdown as it is written); remove the backticks")
             else:
                 add(at(key), f"`{label}` {_short(value)} does not match {limit}")
         elif rule == "minLength":
