@@ -537,6 +537,20 @@ def test_ui_shows_the_match(browser, site_url):
     assert "exact" in first and ".py:" in first  # the verdict; the first site, path:line
 
 
+def test_ui_says_when_the_words_did_not_name_it(browser, site_url, site_matcher):
+    """A traceback cut above its log message is named by vLLM's log header alone: the result
+    says that its words did not name it."""
+    from selenium.webdriver.common.by import By
+
+    site = site_matcher.errors[site_matcher.number["21bc81fe498968ab"]].sites[0]  # "EngineCore failed to start."
+    paste = (f'ERROR 06-10 03:43:37 [{site["path"].rsplit("/", 1)[-1]}:{site["line"]}]   File '
+             '"/x/vllm/v1/engine/core.py", line 1, in run_engine_core')
+    assert [m.error.id for m in site_matcher.lookup(paste)[0]] == ["21bc81fe498968ab"]
+    block = _ask(browser, site_url, paste).find_elements(By.CSS_SELECTOR, ".errorkb-match")[0]
+    assert block.find_element(By.CSS_SELECTOR, ".errorkb-verdict").text.strip() == \
+        "partial: found where vLLM raises or logs it, not by its words"
+
+
 def test_ui_ctrl_enter(browser, site_url, site_matcher):
     from selenium.webdriver.common.by import By
 

@@ -757,6 +757,10 @@ def test_lookup_command_partial_and_foreign(corpus_bundle, session_cache):
                                      "max_num_seqs to at most 128 or increase the gpu_memory_utilization."],
                              capture_output=True, text=True, cwd=ROOT)
     assert "(partial: the message may have been reworded)" in partial.stdout.splitlines()[0]
+    header = subprocess.run(base + ["ERROR 06-10 03:43:37 [core.py:500]   File \"/x/vllm/v1/engine/core.py\", line 491, in run_engine_core\n"
+                                    "ERROR 06-10 03:43:37 [core.py:500]     engine_core = EngineCoreProc(*args, **kwargs)"],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert "(partial: found where vLLM raises or logs it, not by its words)" in header.stdout, header.stdout
     oom = subprocess.run(base + ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."],
                          capture_output=True, text=True, cwd=ROOT)
     assert oom.returncode == 0 and oom.stdout.startswith("Not a vLLM error: PyTorch: CUDA out of memory (from torch).")

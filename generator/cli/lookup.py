@@ -160,7 +160,9 @@ def describe(matcher, matches: list, foreign: dict | None, releases: dict | None
         data = match.to_json()
         current = data["current"]
         partial = data["verdict"] != "exact"
-        lines.append(f"{rank}. {data['title']}" + ("  (partial: the message may have been reworded)" if partial else ""))
+        # nothing of the message's words in the paste: its raise's frame or its log header named it
+        why = "the message may have been reworded" if data["coverage"] else "found where vLLM raises or logs it, not by its words"
+        lines.append(f"{rank}. {data['title']}" + (f"  (partial: {why})" if partial else ""))
         entry = data.get("entry")
         if entry:
             lines.append(f"   {shorten(entry['summary'], 300)}")

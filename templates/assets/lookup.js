@@ -2052,7 +2052,9 @@
     const link = element("a", null, match.title);
     link.href = new URL(match.current.url, SITE_ROOT).href;
     heading.appendChild(link);
-    if (match.verdict !== "exact") heading.appendChild(element("span", "errorkb-verdict", " partial: the message may have been reworded"));
+    // cli/lookup.py: nothing of the message's words in the paste, its raise's frame or its log header named it
+    if (match.verdict !== "exact")
+      heading.appendChild(element("span", "errorkb-verdict", match.coverage ? " partial: the message may have been reworded" : " partial: found where vLLM raises or logs it, not by its words"));
     block.appendChild(heading);
 
     const entry = match.entry;
