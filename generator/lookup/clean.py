@@ -73,10 +73,11 @@ CHATTER = re.compile(r"^[^\n]{0,80}?\b(?:INFO|DEBUG)\s+\d\d-\d\d\s+\d\d:\d\d:\d\
 CHATTER_KEEP = re.compile(r"Error|Exception|Traceback|vLLM API server version|LLM engine \(v", re.I)
 # an HTTP server's access log line ('INFO: 10.0.0.1:5 - "POST /v1/chat/completions HTTP/1.1" 500
 # Internal Server Error'): its status phrase is no message of vLLM's, whatever its words
-ACCESS_LOG = re.compile(r'"(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/\d(?:\.\d)?" \d{3}\b')
+_REQUEST = r'"(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/\d(?:\.\d)?"'
+ACCESS_LOG = re.compile(_REQUEST + r" \d{3}\b")
 # ... of a refused request: its request and status stay (`"POST /v1/embeddings HTTP/1.1" 400`),
 # all a paste of the server's log may show of a failure (foreign.yaml tells them apart)
-REFUSED_REQUEST = re.compile(r'"(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/\d(?:\.\d)?" [45]\d\d\b')
+REFUSED_REQUEST = re.compile(_REQUEST + r" [45]\d\d\b")
 
 
 def decode_paste(data: bytes) -> str:
