@@ -599,8 +599,9 @@ def test_ui_not_vllm(browser, site_url):
     [
         'ValueError: <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script>',
         "ValueError: " + ATTENTION.format('<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>', 8),
+        'helm upgrade x\nthe release could not be reached <img src=x onerror="window.pwned=1"><script>window.pwned=2</script>',
     ],
-    ids=["no match", "markup in a value"],
+    ids=["no match", "markup in a value", "markup in the line judged not vLLM's"],
 )
 def test_pasted_markup_stays_text(browser, site_url, paste):
     from selenium.webdriver.common.by import By
@@ -610,6 +611,9 @@ def test_pasted_markup_stays_text(browser, site_url, paste):
     assert browser.execute_script("return typeof window.pwned;") == "undefined"
     if "attention" in paste:
         assert '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>' in results.text
+    if "helm" in paste:  # the line shown as it was pasted, as text
+        line = results.find_element(By.CSS_SELECTOR, ".errorkb-foreign .errorkb-line code")
+        assert line.text == paste.split("\n")[1]
 
 
 def test_catalog_markup_stays_text(browser, site_url):

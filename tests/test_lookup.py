@@ -285,6 +285,37 @@ def test_an_exception_whose_message_no_release_writes_is_not_vllms():
         assert m.lookup(paste) == ([], None), paste
     users_frame = 'File "/home/u/train.py", line 9, in main\n    x = table.lookup(key)\nRuntimeError: the table has no entry for this key'
     assert m.lookup(users_frame)[1]["id"] == "exception-not-in-vllm"
+    # Python's own exception on a line of vLLM's that raises nothing: Python raised it there
+    vllms_line = ('File "/x/site-packages/vllm/entrypoints/chat_utils.py", line 134, in parse\n'
+                  '    text = self.prefix + content\nTypeError: can only concatenate str (not "list") to str')
+    matches, foreign = m.lookup(vllms_line)
+    assert matches == [] and foreign["id"] == "exception-not-in-vllm" and "chat_utils.py, line 134" in foreign["reason"]
+    # ... not one of vLLM's own types there, nor a line that calls vLLM's kernels
+    assert m.lookup(vllms_line.replace("TypeError", "EngineDeadError")) == ([], None)
+    assert m.lookup(vllms_line.replace("self.prefix + content", "ops.rotary(x, y)")) == ([], None)
+
+
+def test_an_error_line_that_no_release_writes_is_another_programs():
+    """A paste whose error is a line, not an exception, and in no message of vLLM's."""
+    m = tiny_matcher(("RuntimeError", "Engine process failed to start. See stack trace for the root cause."),
+                     ("EngineDeadError", "EngineCore encountered an issue. See stack trace (above) for the root cause."),
+                     ("ERROR", "Error in model execution: {e}", "log"))
+    for paste in ("docker: Error response from daemon: pull access denied for vllm/vllm-openai-nightly, repository does not exist",
+                  "E1213 02:57:18.044381  5811 worker_pool.cpp:274] Worker: Process failed for slice (opcode: 0, length: 1975)",
+                  "INFO loading\n[info] Connection to RPC socket failed for endpoint kv-rpc:9600 with ret = IOError: getaddrinfo() failed",
+                  "helm upgrade vllm ./chart\nthe chart repository at charts.example.org could not be reached"):
+        matches, foreign = m.lookup(paste)
+        assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["role"] == "answer", paste
+        assert foreign["line"] == paste.split("\n")[-1].strip()  # the line judged, shown to say which
+    for paste in ("all is well, the server started",  # no error reported
+                  "ERROR: failed",  # too few words to report anything
+                  "EngineDeadError: the engine died in some new way",  # an exception of vLLM's own type
+                  # under vLLM's frame: a message built at run time
+                  'File "/x/site-packages/vllm/v1/core/sched.py", line 9, in f\n    log_failure(x)\nthe scheduler failed on x y z'):
+        assert m.lookup(paste) == ([], None), paste
+    # a vLLM message, even one near match, is an answer: no line is judged then
+    matches, foreign = m.lookup("docker: Error response from daemon\nRuntimeError: Engine process failed to start. See stack trace")
+    assert [x.error.id for x in matches] == ["e0"] and foreign is None
 
 
 def test_a_report_of_a_failure_does_not_come_before_the_error_it_reports():
@@ -765,6 +796,11 @@ def test_lookup_command_partial_and_foreign(corpus_bundle, session_cache):
                          capture_output=True, text=True, cwd=ROOT)
     assert oom.returncode == 0 and oom.stdout.startswith("Not a vLLM error: PyTorch: CUDA out of memory (from torch).")
     assert "foreign/torch-cuda-out-of-memory/" in oom.stdout
+    # a line no release writes: the answer says which line it judged
+    other = subprocess.run(base + ["helm upgrade vllm ./chart\nthe chart repository at charts.example.org could not be reached"],
+                           capture_output=True, text=True, cwd=ROOT)
+    assert other.returncode == 0 and other.stdout.startswith("Not a vLLM error: An error line that vLLM never writes")
+    assert "   The line: the chart repository at charts.example.org could not be reached" in other.stdout.splitlines()
 
 
 def test_a_malformed_foreign_file_names_the_item_and_what_to_fix(tmp_path):
@@ -1025,6 +1061,12 @@ def test_a_traceback_cut_above_its_log_message_is_named_by_its_log_header():
     # two logs at a.py:7 (in two folders): the header names neither; a warning's header is no failure
     assert matcher.lookup(paste.replace("core.py:500", "a.py:7")) == ([], None)
     assert matcher.lookup(paste.replace("ERROR", "WARNING").replace("core.py:500", "slow.py:9")) == ([], None)
+    # a terminal's colours around the level
+    (match,), _ = matcher.lookup(paste.replace("ERROR ", "\x1b[1;31mERROR\x1b[0m "))
+    assert match.error.id == "a000000000000006"
+    # an error line of words no release writes, under the header: the header names it first
+    (match,), foreign = matcher.lookup("ERROR 06-10 03:43:37 [core.py:500] the engine failed in a way of its own")
+    assert match.error.id == "a000000000000006" and foreign is None
 
 
 def test_a_quote_that_opens_a_word_does_not_end_the_message():

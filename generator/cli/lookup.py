@@ -199,6 +199,8 @@ def _says_which(releases: dict | None, revisions: list[str]) -> bool:
 def _foreign_lines(foreign: dict, heading: str) -> list[str]:
     title = foreign.get("title") or foreign["reason"]
     lines = [f"{heading}: {title} (from {foreign['source']})."]
+    if foreign.get("line"):
+        lines.append(f"   The line: {foreign['line']}")
     if foreign.get("phase"):
         lines.append(f"   It happened during {foreign['phase']}: {foreign.get('advice', '')}")
     for step in foreign.get("steps", [])[:3]:

@@ -283,6 +283,12 @@ UNMATCHED_SOURCE = "Python or a package under vLLM"
 BUILTIN_EXCEPTIONS = tuple(sorted(name for name, value in vars(builtins).items()
                                   if isinstance(value, type) and issubclass(value, BaseException)))
 MESSAGE_WORD = re.compile(r"[A-Za-z]{2,}")
+PYTHON_ON_VLLMS_LINE_REASON = ("no message of vLLM's, in any release covered, reads like this {type}: Python raised it running "
+                               "vLLM's code ({file}, line {line}), a line that raises nothing itself")
+# A code line that raises, asserts, or calls vLLM's compiled kernels (torch.ops._C, _custom_ops):
+# an exception under it may carry a message vLLM built at run time.
+CODE_WORD = re.compile(r"[A-Za-z_]")  # the frame shows its code line (a paste may leave it out)
+RAISES_OR_CALLS_A_KERNEL = re.compile(r"^\s*(?:raise|assert)\b|\bops\.|\b_C\b|_custom_ops|_kernels?\b")
 
 
 def unmatched_exception(cleaned: str, last: tuple[int, str] | None, own_types) -> tuple[int, str, str, str, int] | None:
@@ -299,8 +305,55 @@ def unmatched_exception(cleaned: str, last: tuple[int, str] | None, own_types) -
     for frame in FRAME.finditer(cleaned, 0, last[0]):
         pass
     if frame is not None and "vllm/" in frame.group(1).replace("\\", "/"):
-        return None
+        # Python's own exception on a line of vLLM's that neither raises nor calls one of
+        # vLLM's kernels ("self.q_size = self.num_heads * self.head_dim"): Python raised it.
+        raising = raising_frame(cleaned, last)
+        if (raising is None or raising[0].start() != frame.start() or last[1] not in BUILTIN_EXCEPTIONS
+                or not CODE_WORD.search(raising[1]) or RAISES_OR_CALLS_A_KERNEL.search(raising[1])):
+            return None
+        path = frame.group(1).replace("\\", "/")
+        return 0, UNMATCHED_SOURCE, PYTHON_ON_VLLMS_LINE_REASON.format(type=last[1], file=path.rsplit("/", 1)[-1], line=frame.group(2)), UNMATCHED_ID, 0
     return 0, UNMATCHED_SOURCE, UNMATCHED_REASON.format(type=last[1]), UNMATCHED_ID, 0
+
+
+# A paste that no message of vLLM's matched, and whose error report is a line of its own
+# rather than an exception ("docker: Error response from daemon: ...", a C++ library's
+# "E1213 02:57:18.044381 5811 worker_pool.cpp:274] Worker: Process failed ...", a client's
+# "Connection to RPC socket failed ..."): the catalog holds every message vLLM raises or logs
+# in every release covered, so another program printed it. Not an exception's own line
+# ("SomeError: ..."; `unmatched_exception` judges those, and declines vLLM's own types), nor
+# under a traceback whose last frame is vLLM's (its line may build the message at run time).
+# Only when nothing else answered, a log header included.
+UNMATCHED_LINE_ID = "message-not-in-vllm"
+UNMATCHED_LINE_REASON = "no message of vLLM's, in any release covered, reads like its last error line: another program printed it"
+UNMATCHED_LINE_SOURCE = "another program"
+# What makes a line an error report: an exception type's ending, words that report a failure
+# ("error", "failed", "cannot", "not found", "Permission denied", "undefined symbol"...), or
+# glog's E and F severities. ASCII classes: the browser reads the same.
+ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_])(?:error|ERROR|failed|Failed|FAILED|fatal|Fatal|FATAL"
+                        r"|timed out|undefined symbol|Symbol not found|No module named|cannot import name|Permission denied"
+                        r"|Segmentation fault|core dumped|out of resource|[Nn]ot [Ff]ound|[Uu]nable to|[Cc]annot|[Cc]ould not"
+                        r"|[Ii]nvalid|[Uu]nsupported|[Rr]efused|[Aa]borted|Killed)(?![A-Za-z0-9_])|^[EF][0-9]{4} [0-9]{2}:[0-9]{2}")
+LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone reports nothing
+
+
+def unmatched_line(cleaned: str) -> tuple[int, str, str, str, int] | None:
+    """When nothing else told the paste: its last error line, which no release of vLLM writes."""
+    frame = None
+    for frame in FRAME.finditer(cleaned):
+        pass
+    if frame is not None and "vllm/" in frame.group(1).replace("\\", "/"):
+        return None
+    found = None
+    start = 0
+    for line in cleaned.split("\n"):
+        if (ERROR_LINE.search(line) and len(MESSAGE_WORD.findall(line)) >= LINE_WORDS and not FRAME.search(line)
+                and not EXCEPTION_LINE.match(line.strip())):
+            found = (start, start + len(line))
+        start += len(line) + 1
+    if found is None:
+        return None
+    return found[1], UNMATCHED_LINE_SOURCE, UNMATCHED_LINE_REASON, UNMATCHED_LINE_ID, found[0]
 
 
 def foreign_call(cleaned: str, last: tuple[int, str] | None) -> tuple[int, str, str, str, int] | None:

@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Iterable
 
-from generator.lookup.clean import Origin, clean_paste, squash, squash_text, squashes_longer
+from generator.lookup.clean import ANSI, Origin, clean_paste, squash, squash_text, squashes_longer
 from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, WRAPPER, ForeignError, foreign_call, foreign_errors,
                                       foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
-                                      raising_frame, traceback_frames, unmatched_exception)
+                                      raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_LINE_ID)
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
 
@@ -630,9 +630,14 @@ class Matcher:
             None if ranked else foreign_frame(frames) or foreign_exception_type(cleaned, last) or foreign_call(cleaned, last)
             or unmatched_exception(cleaned, last, self.own_types))
         if foreign is None:
-            return (ranked or self._logged_there(text))[:top], None
+            ranked = ranked or self._logged_there(text)
+            foreign = None if ranked else unmatched_line(cleaned)
+        if foreign is None:
+            return ranked[:top], None
         line_end, source, reason, foreign_id, at = foreign
         info = self.foreign_info(source, reason, foreign_id, frames)
+        if foreign_id == UNMATCHED_LINE_ID:
+            info["line"] = cleaned[at:line_end].strip()[:SHOWN_LINE_CHARS]  # which line was judged: its prefix names the program
         # What vLLM said after the failure only to report it ("Engine core initialization
         # failed. See root cause above", a log line) is not the answer: the foreign error is.
         # A vLLM message of its own on a later line is, with the foreign error as its cause;
@@ -678,7 +683,8 @@ class Matcher:
         """When nothing else told the paste: the error log its lines' header names ("ERROR 06-10
         03:43:37 [core.py:500]" on every line of the traceback ``logger.exception`` printed, cut
         above its message), when one problem is logged at that file and line in some release."""
-        for found in reversed(list(LOG_HEADER.finditer(text[-LOG_HEADER_TAIL:]))):
+        # (a terminal's colours around the level, "ERROR\x1b[0m 06-10 ...", are no part of it)
+        for found in reversed(list(LOG_HEADER.finditer(ANSI.sub("", text[-LOG_HEADER_TAIL:])))):
             numbers = self.logged_at.get(f"{found.group(1)}:{found.group(2)}", [])
             problems = {self.groups.get(self.errors[n].id, self.errors[n].id) for n in numbers}
             if len(problems) == 1:
@@ -826,8 +832,9 @@ class Matcher:
             chunk = chunks[i]
             if owners[i] != owners[i - 1]:
                 at = flat.find(chunk, pos)  # a hole lies before it: any value
-                if at != -1 and pos and FRAME.search(cleaned, origin[pos - 1] + 1, origin[at]):
-                    at = -1  # ... but a traceback's frame is no part of a message ("in <module>" is no "Module '...'")
+                if at != -1 and pos and FRAME_TAIL.search(cleaned, origin[pos - 1] + 1, origin[at]):
+                    at = -1  # ... but a traceback's frame is no part of a message ("in <module>" is no "Module '...'"),
+                    # nor is the rest of one whose path the message's start matched ("torch/nn/modules/module.py")
             elif flat.startswith(chunk, pos):
                 at = pos
             else:
@@ -984,8 +991,12 @@ class Matcher:
 
 # vLLM's log header of an error log: the file and line of the logging call
 LOG_HEADER = re.compile(r"\b(?:ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+\[?([\w.-]+\.py):(\d+)\]")
+SHOWN_LINE_CHARS = 200  # of the line a `message-not-in-vllm` answer judged
 LOG_HEADER_TAIL = 200_000  # characters read from the paste's end (a log may be megabytes)
 
+# A traceback frame's end ('File "x.py", line 3, in f' less the path): found also when a
+# match starts inside the frame's path
+FRAME_TAIL = re.compile(r'", line \d+, in [\w<>.]+')
 CUT_MESSAGE_LEAST = 3  # squashed characters of a cut message that the raising frame must agree with
 
 # A paste that stops at the innermost frame's own line, a raise ("raise NotImplementedError"),

@@ -847,14 +847,21 @@
       endsInAValue: pyRegex(patterns.ends_in_a_value),
       frame: pyRegex(patterns.frame, "", "g"),
       frameOnce: pyRegex(patterns.frame),
+      frameTail: pyRegex(patterns.frame_tail),
       notebookFrame: pyRegex(patterns.notebook_frame, "", "g"),
       sitePackage: pyRegex(patterns.site_package, "", "g"),
       qualifiedException: pyRegex(patterns.qualified_exception),
       notAPackage: rules.not_a_package.slice(),
       exceptionTypeReason: rules.exception_type_reason,
       unmatched: { id: rules.unmatched.id, reason: rules.unmatched.reason, source: rules.unmatched.source,
-                   builtinExceptions: rules.unmatched.builtin_exceptions.slice() },
+                   builtinExceptions: rules.unmatched.builtin_exceptions.slice(),
+                   pythonOnVllmsLineReason: rules.unmatched.python_on_vllms_line_reason },
+      raisesOrCallsAKernel: pyRegex(patterns.raises_or_calls_a_kernel),
+      codeWord: pyRegex(patterns.code_word),
       messageWord: pyRegex(patterns.message_word, "", "g"),
+      errorLine: pyRegex(patterns.error_line),
+      unmatchedLine: { id: rules.unmatched_line.id, reason: rules.unmatched_line.reason, source: rules.unmatched_line.source,
+                       lineWords: rules.unmatched_line.line_words, shownChars: rules.unmatched_line.shown_chars },
       raiseAtTheEnd: pyRegex(patterns.raise_at_the_end),
       raiseTailChars: rules.raise_tail_chars,
       logHeader: pyRegex(patterns.log_header, "", "g"),
@@ -1380,14 +1387,19 @@
     }
 
     /** foreign.py unmatched_exception(): the last exception, when a message of its own no release of vLLM writes says it is not vLLM's. */
-    unmatchedException(cleaned, last) {
-      if (last === null) return null;
+    /** match.py own_types: the names of the exception types vLLM defines (not Python's). */
+    ownTypeNames() {
       if (this.ownTypes === undefined) {
         const builtin = new Set(this.rules.unmatched.builtinExceptions);
         this.ownTypes = new Set(this.errors.filter((e) => ["raise", "assert", "response"].includes(e.kind) && !builtin.has(e.exception))
           .map((e) => e.exception));
       }
-      if (this.ownTypes.has(fromSlots(last[1]))) return null;
+      return this.ownTypes;
+    }
+
+    unmatchedException(cleaned, last) {
+      if (last === null) return null;
+      if (this.ownTypeNames().has(fromSlots(last[1]))) return null;
       let lineEnd = cleaned.indexOf("\n", last[0]);
       if (lineEnd === -1) lineEnd = cleaned.length;
       const line = pyStrip(cleaned.slice(last[0], lineEnd));
@@ -1396,9 +1408,33 @@
       if ((message.match(this.rules.messageWord) || []).length < 2) return null;
       let frame = null;
       for (const m of cleaned.slice(0, last[0]).matchAll(this.rules.frame)) frame = m;
-      if (frame !== null && frame[1].replace(/\\/g, "/").includes("vllm/")) return null;
       const u = this.rules.unmatched;
+      if (frame !== null && frame[1].replace(/\\/g, "/").includes("vllm/")) {
+        // Python's own exception on a line of vLLM's that neither raises nor calls a kernel (foreign.py)
+        const raising = this.raisingFrame(cleaned, last);
+        if (raising === null || raising[0].index !== frame.index || !u.builtinExceptions.includes(fromSlots(last[1]))
+            || !this.rules.codeWord.test(raising[1]) || this.rules.raisesOrCallsAKernel.test(raising[1])) return null;
+        const path = frame[1].replace(/\\/g, "/");
+        return [0, u.source, pyFormat(u.pythonOnVllmsLineReason, { type: fromSlots(last[1]), file: path.slice(path.lastIndexOf("/") + 1), line: frame[2] }), u.id, 0];
+      }
       return [0, u.source, pyFormat(u.reason, { type: fromSlots(last[1]) }), u.id, 0];
+    }
+
+    /** foreign.py unmatched_line(): when nothing else told the paste, its last error line, which no release of vLLM writes. */
+    unmatchedLine(cleaned) {
+      let frame = null;
+      for (const m of cleaned.matchAll(this.rules.frame)) frame = m;
+      if (frame !== null && frame[1].replace(/\\/g, "/").includes("vllm/")) return null;
+      let found = null;
+      let start = 0;
+      for (const line of cleaned.split("\n")) {
+        if (this.rules.errorLine.test(line) && (line.match(this.rules.messageWord) || []).length >= this.rules.unmatchedLine.lineWords
+            && !this.rules.frameOnce.test(line) && !this.rules.exceptionLine.test(pyStrip(line))) found = [start, start + line.length];
+        start += line.length + 1;
+      }
+      if (found === null) return null;
+      const u = this.rules.unmatchedLine;
+      return [found[1], u.source, u.reason, u.id, found[0]];
     }
 
     /** foreign.py foreign_call(): vLLM's innermost frame calls another package on a line that is no raise. */
@@ -1422,7 +1458,7 @@
 
     /** match.py _logged_there(): the error log the paste's log header names, when one problem is logged there. */
     loggedThere(raw) {
-      const found = Array.from(raw.slice(-this.rules.logHeaderTail).matchAll(this.rules.logHeader));
+      const found = Array.from(raw.slice(-this.rules.logHeaderTail).replace(this.rules.ansi, "").matchAll(this.rules.logHeader));
       for (let i = found.length - 1; i >= 0; i--) {
         const errors = this.loggedAt.get(found[i][1] + ":" + found[i][2]) || [];
         const problems = new Set(errors.map((e) => (this.groups.has(e.id) ? this.groups.get(e.id) : e.id)));
@@ -1510,13 +1546,18 @@
           (m) => m.frame || !((raisedBy[0] <= m.start && m.start <= raisedBy[1]) || (raisedBy[0] <= m.start && m.start <= raisedBy[2] && m.missing)),
         );
 
-      const foreign = this.notVllm(cleaned, !best.length) || (best.length ? null : this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last) || this.unmatchedException(cleaned, last));
+      let foreign = this.notVllm(cleaned, !best.length) || (best.length ? null : this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last) || this.unmatchedException(cleaned, last));
       if (foreign === null) {
         if (!best.length && raw !== undefined) best = this.loggedThere(raw);
+        if (!best.length) foreign = this.unmatchedLine(cleaned);
+      }
+      if (foreign === null) {
         return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null, releases: this.releasesOf(cleaned, frames, best.slice(0, top)) };
       }
       const [lineEnd, source, reason, foreignId, at] = foreign;
       const info = this.foreignInfo(source, reason, foreignId, frames);
+      // which line was judged (match.py)
+      if (foreignId === rules.unmatchedLine.id) info.line = fromSlots(pyStrip(cleaned.slice(at, lineEnd)).slice(0, rules.unmatchedLine.shownChars));
       const quotesIt = (m) => {
         if (m.score < rules.sure) return false; // a near match on the foreign error's line is no message of vLLM's (match.py)
         if ((m.start < at || (m.start === at && m.exceptionAgrees && (m.end >= lineEnd || rules.endsInAValue.test(m.error.template)))) && (m.valueSpans.some(([a, b]) => a <= at && at < b) || !cleaned.slice(m.start, at).includes("\n") || (m.openValue && continues(cleaned, m.end, at, rules)))) return true;
@@ -1581,7 +1622,7 @@
         if (owners[i] !== owners[i - 1]) {
           at = pyFind(flat, chunk, pos);
           // ... but a traceback's frame is no part of a message (match.py)
-          if (at !== -1 && pos && rules.frameOnce.test(cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)))) at = -1;
+          if (at !== -1 && pos && rules.frameTail.test(cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)))) at = -1;
         } else if (pyStartsWith(flat, chunk, pos)) at = pos;
         else at = pyFind(flat, chunk, pos, pos + slack + rules.window + chunk.length);
         if (at !== -1) {
@@ -2115,6 +2156,11 @@
     }
     title.appendChild(document.createTextNode(" (from " + foreign.source + ")"));
     block.appendChild(title);
+    if (foreign.line) {
+      const line = element("p", "errorkb-line", "The line: ");
+      line.appendChild(element("code", null, foreign.line));
+      block.appendChild(line);
+    }
     if (foreign.phase) block.appendChild(withCode(element("p", "errorkb-phase"), "It happened during " + foreign.phase + ". " + (foreign.advice || "")));
     if (foreign.steps && foreign.steps.length) {
       const list = element("ul", "errorkb-steps");
