@@ -127,6 +127,12 @@ CLEAN_CASES = [
     "x ERROR 11-04 18:02:56 [a.py:1] one\u00a0ERROR 11-04 18:02:56 [a.py:1] RuntimeError: two \u3000",
     "(EngineCore_DP0 pid=1) ERROR 11-04 18:02:56.5 [a.py:1] a (Worker pid=2) INFO 11-04 18:02:56 [a.py:1] b  ERROR 11-04 18:02:56 x.py:3] c",
     "éERROR 11-04 18:02:56 [a.py:1] a éERROR 11-04 18:02:56 [a.py:1] b ERROR 11-04 18:02:56 [a.py:1]   ",
+    # a traceback run together on one line: cut before frames, the exception, an access log record
+    '[rank1]: Traceback (most recent call last): [rank1]:   File "/x/vllm/a.py", line 3, in f [rank1]:     g() '
+    '[rank1]:   File "/x/vllm/b.py", line 9, in check\u3000raise RuntimeError(f"e: {e}")\u00a0RuntimeError: e: boom '
+    'INFO:     10.0.0.1:5 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error \u3000',
+    '🚀 File "/x/🚀.py", line 3, in f raise ImportError("x") 😀ImportError: no\x85ImportError: twice',
+    "2025-06-05T16:30:08.123456789Z stderr F ValueError: boom\n2025-06-05T16:30:08Z stdout P  x",
 ]
 
 LOOKUP = """

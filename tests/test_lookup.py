@@ -50,6 +50,7 @@ def top(matcher: Matcher, text: str) -> str | None:
         "vllm-1  | (VllmWorker TP0 pid=12) ERROR 11-18 18:07:28 [core.py:710] ValueError: boom",
         "2025-01-02 03:04:05,678 - ValueError: boom",
         "\x1b[1;31mValueError: boom\x1b[0m",
+        "2025-06-05T16:30:08.123456789Z stderr F ValueError: boom",  # a container runtime's log file (CRI)
     ],
 )
 def test_log_prefixes_are_removed(line):
@@ -68,6 +69,26 @@ def test_log_records_run_together_on_one_line_are_cut_apart():
     assert clean_paste(flat) == 'File "/x/vllm/a.py", line 2, in f\nraise RuntimeError(x)\nRuntimeError: NCCL error: boom'
     one = "ERROR 11-04 18:02:56 [a.py:1] a message that quotes ERROR 11-04 18:02:56 without a place"
     assert clean_paste(one) == "a message that quotes ERROR 11-04 18:02:56 without a place"
+
+
+def test_a_traceback_run_together_on_one_line_is_cut_back_into_lines():
+    """A page or a title that dropped a traceback's line breaks: cut before each frame, before
+    the exception after the last frame, and before an access log record run into it."""
+    flat = ('[rank1]: Traceback (most recent call last): [rank1]:   File "/x/vllm/a.py", line 3, in f [rank1]:     g() '
+            '[rank1]:   File "/x/vllm/b.py", line 9, in check [rank1]:     raise RuntimeError(f"NCCL error: {e}") '
+            '[rank1]: RuntimeError: NCCL error: boom INFO:     10.0.0.1:5 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error')
+    lines = clean_paste(flat).split("\n")
+    assert [line[:28] for line in lines if line] == [
+        "Traceback (most recent call ", 'File "/x/vllm/a.py", line 3,', 'File "/x/vllm/b.py", line 9,',
+        "RuntimeError: NCCL error: bo", '"POST /v1/chat/completions H']
+    assert lines[-2:] == ["RuntimeError: NCCL error: boom", '"POST /v1/chat/completions HTTP/1.1" 500']
+    # one frame and the exception after it
+    assert clean_paste('File "/x/a.py", line 3, in f     raise ImportError("x") ImportError: no bitsandbytes').split("\n") == [
+        'File "/x/a.py", line 3, in f     raise ImportError("x")', "ImportError: no bitsandbytes"]
+    # lines of a traceback as printed stay as they are, and so does a message that names a frame
+    printed = 'Traceback (most recent call last):\n  File "/x/a.py", line 3, in f\n    g()\nValueError: boom'
+    assert clean_paste(printed) == printed
+    assert clean_paste('ValueError: see File "/x/a.py", line 3, in f') == 'ValueError: see File "/x/a.py", line 3, in f'
 
 
 def test_html_entities_and_json_escapes():

@@ -44,7 +44,9 @@ LINE_PREFIXES = [
         r"(?:\[[^\]\s]+:\d+\]|[\w./-]+:\d+\])\s?"
     ),
     re.compile(r"^\s*\[[^\]\s]+\.py:\d+\]\s?"),  # a bare "[core.py:710] "
-    re.compile(r"^\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s*(?:[|-]\s*)?"),
+    # a timestamp; in a container runtime's own log files (CRI) its stream and tag follow:
+    # "2025-06-05T16:30:08.123456789Z stderr F "
+    re.compile(r"^\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s*(?:(?:stdout|stderr) [FP] )?(?:[|-]\s*)?"),
     re.compile(r"^\s*(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:"),  # logging's default format
     re.compile(r"^\s*>\s?"),  # a quoted reply on GitHub
 ]
@@ -110,7 +112,7 @@ def clean_paste(text: str) -> str:
     text = _SURROGATES.sub(_join_surrogates, text)
     lines = []
     for raw in (record for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-                for record in split_records(line)):
+                for piece in split_records(line) for record in split_traceback(piece)):
         line = raw
         for _ in range(PREFIX_ROUNDS):
             before = line
@@ -135,6 +137,32 @@ def split_records(line: str) -> list[str]:
     if len(starts) < 2:
         return [line]
     cuts = [0, *(n for n in starts if n > 0), len(line)]
+    return [line[a:b].rstrip() for a, b in zip(cuts, cuts[1:]) if line[a:b].strip()]
+
+
+# A traceback whose line breaks a page or a title dropped ('File "a.py", line 3, in f x = g()
+# File "b.py", line 9, in g raise ValueError(...) ValueError: ...'): a line that holds two
+# frames, or a frame and an exception after it, is cut back into lines before each frame
+# (where text comes before it), before the exception that follows the last frame (the first
+# "SomeError: " after it: a raise's code line shows the type with a parenthesis), and
+# before an HTTP server's access log record run into it.
+FLAT_FRAME = re.compile(r'File "[^"\n]+", line \d+, in [\w<>.]+|Traceback \(most recent call last\):')
+FLAT_EXCEPTION = re.compile(r"\s((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt): )")
+FLAT_ACCESS_RECORD = re.compile(r"\s((?:INFO|WARNING|ERROR):\s+[\w.:\[\]]+:\d+ - \")")
+
+
+def split_traceback(line: str) -> list[str]:
+    """``line`` cut back into the lines of the traceback it holds run together, if it does."""
+    found = list(FLAT_FRAME.finditer(line))
+    frames = sum(1 for m in found if m.group(0).startswith("File"))
+    if not frames:
+        return [line]
+    exception = FLAT_EXCEPTION.search(line, found[-1].end())
+    if frames < 2 and exception is None:
+        return [line]
+    cuts = [m.start() for m in found if line[: m.start()].strip()]
+    cuts += [m.start(1) for m in (exception, *FLAT_ACCESS_RECORD.finditer(line, found[-1].end())) if m is not None]
+    cuts = [0, *sorted(set(cuts)), len(line)]
     return [line[a:b].rstrip() for a, b in zip(cuts, cuts[1:]) if line[a:b].strip()]
 
 

@@ -788,6 +788,36 @@
     return parts;
   }
 
+  /** clean.py split_traceback(): a line cut back into the lines of the traceback it holds run together. */
+  function splitTraceback(line, rules) {
+    const found = [...line.matchAll(rules.flatFrame)];
+    const frames = found.filter((m) => m[0].startsWith("File")).length;
+    if (!frames) return [line];
+    const lastEnd = found[found.length - 1].index + found[found.length - 1][0].length;
+    const after = (pattern) => {
+      pattern.lastIndex = lastEnd;
+      const all = [];
+      let m;
+      while ((m = pattern.exec(line)) !== null) {
+        all.push(m.index + 1); // the group after its one whitespace character
+        if (m[0].length === 0) pattern.lastIndex++;
+      }
+      return all;
+    };
+    const exceptions = after(rules.flatException);
+    if (frames < 2 && !exceptions.length) return [line];
+    const cuts = found.filter((m) => pyStrip(line.slice(0, m.index))).map((m) => m.index);
+    if (exceptions.length) cuts.push(exceptions[0]);
+    cuts.push(...after(rules.flatAccessRecord));
+    const sorted = [0, ...[...new Set(cuts)].sort((a, b) => a - b), line.length];
+    const parts = [];
+    for (let i = 0; i + 1 < sorted.length; i++) {
+      const part = line.slice(sorted[i], sorted[i + 1]);
+      if (pyStrip(part)) parts.push(part.replace(PY_SPACE_TAIL, ""));
+    }
+    return parts;
+  }
+
   function compileRules(rules) {
     const patterns = rules.patterns;
     return {
@@ -804,6 +834,9 @@
       sharedPrefixShare: rules.shared_prefix_share,
       chatter: pyRegex(patterns.chatter),
       recordStart: pyRegex(patterns.record_start, "", "g"),
+      flatFrame: pyRegex(patterns.flat_frame, "", "g"),
+      flatException: pyRegex(patterns.flat_exception, "", "g"),
+      flatAccessRecord: pyRegex(patterns.flat_access_record, "", "g"),
       chatterKeep: pyRegex(patterns.chatter_keep),
       accessLog: pyRegex(patterns.access_log),
       refusedRequest: pyRegex(patterns.refused_request),
@@ -1265,7 +1298,8 @@
       text = joinSurrogateSlots(text);
       const lines = [];
       const records = [];
-      for (const line of text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n")) records.push(...splitRecords(line, rules));
+      for (const line of text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n"))
+        for (const piece of splitRecords(line, rules)) records.push(...splitTraceback(piece, rules));
       for (const raw of records) {
         let line = raw;
         for (let round = 0; round < rules.prefixRounds; round++) {
