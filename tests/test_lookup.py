@@ -379,6 +379,30 @@ def test_a_paste_that_stops_at_the_raise_line_is_read_as_that_raise():
     assert top(m, paste + "and then the user's own words\n") is None  # the raise is not where the paste stops
 
 
+def test_a_paste_that_stops_at_a_raise_with_a_message_is_that_raise_when_its_function_raises_one_problem():
+    """A raise whose message the paste never shows (cut after the raise line, or inside the
+    type's name below it): the frame names it, partial, when its function raises one problem
+    of that type."""
+    from generator.lookup.match import LookupError_, Matcher
+
+    def site(function):
+        return [{"path": "vllm/v1/engine/async_llm.py", "line": 276, "function": function}]
+
+    errors = [LookupError_("e0", "EngineDeadError", "EngineCore encountered an issue. See stack trace (above) for the root cause.",
+                           "EngineDeadError: EngineCore encountered an issue.", "", ["v1"], site("AsyncLLM.add_request")),
+              LookupError_("e1", "ValueError", "Bad request {x}", "ValueError: Bad request", "", ["v1"], site("AsyncLLM.add_request")),
+              LookupError_("e2", "ValueError", "Another problem {y}", "ValueError: Another problem", "", ["v1"], site("AsyncLLM.add_request"))]
+    m = Matcher(errors, [[]])
+    paste = ('  File "/x/site-packages/vllm/v1/engine/async_llm.py", line 276, in add_request\n'
+             "    raise EngineDeadError()\n")
+    for cut in (paste, paste + "vllm.v1.engine.exceptions.Engin", paste + "EngineDe\n"):
+        (match,), _ = m.lookup(cut)
+        assert match.error.id == "e0" and match.verdict == "partial" and match.coverage == 0, cut
+    assert m.lookup(paste + "vllm.v1.engine.exceptions.Other")[0] == []  # the line below starts no such type
+    # two problems raised with that type there: the frame names neither
+    assert m.lookup(paste.replace("raise EngineDeadError()", "raise ValueError(msg)"))[0] == []
+
+
 def test_a_message_cut_with_an_ellipsis_is_cut_not_followed_by_its_full_stop():
     m = tiny_matcher(("ValueError", "The {prompt_type} prompt (length {prompt_len}) is longer than the maximum model length of {max_len}."))
     assert top(m, "ValueError: The decoder prompt (length 4926) is longer than ...") == "e0"

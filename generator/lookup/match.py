@@ -961,8 +961,10 @@ class Matcher:
 
     def _frame_bonus(self, results: dict[int, Match], frames, last, cleaned: str) -> None:
         """The innermost frame of the last traceback names the raising file and function."""
+        at_the_end = False
         if frames and last is None:
             last = raise_at_the_end(cleaned)  # a paste cut after the raise's own line
+            at_the_end = last is not None
         if not frames or last is None:
             return
         path, function = frames[-1]
@@ -970,10 +972,12 @@ class Matcher:
         if at == -1:
             return
         key = (path[at:], function)
-        for number in self.by_location.get(key, ()):
+        raising = [n for n in self.by_location.get(key, ()) if self.errors[n].exception.lower() == last[1].lower()]
+        # a paste that stops at the raise, before its message: the frame names it when that
+        # function raises one problem of that type
+        alone = at_the_end and len({self.groups.get(self.errors[n].id, self.errors[n].id) for n in raising}) == 1
+        for number in raising:
             error = self.errors[number]
-            if error.exception.lower() != last[1].lower():
-                continue
             if number in results:
                 results[number].frame = True
             elif not any(c.isalnum() for c in HOLE.sub("", error.template)):
@@ -987,6 +991,8 @@ class Matcher:
                 if len(shown) >= CUT_MESSAGE_LEAST and start.startswith(shown):
                     results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True,
                                             matched=len(shown), coverage=len(shown) / max(1, len(squash_text(HOLE.sub("", error.template)))))
+                elif alone and not shown:
+                    results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True)
 
 
 # vLLM's log header of an error log: the file and line of the logging call
@@ -1000,8 +1006,10 @@ FRAME_TAIL = re.compile(r'", line \d+, in [\w<>.]+')
 CUT_MESSAGE_LEAST = 3  # squashed characters of a cut message that the raising frame must agree with
 
 # A paste that stops at the innermost frame's own line, a raise ("raise NotImplementedError"),
-# before Python printed the exception: the type is on that line. Read from the paste's end.
-RAISE_AT_THE_END = re.compile(r'File "[^"\n]+", line \d+, in [\w<>.]+\n[ \t]*raise ([A-Za-z_][\w.]*)[^\n]*(?:\n[ \t]*[\^~]+[ \t]*)?\s*$')
+# before Python printed the exception (or inside the type's name on the next line): the
+# type is on that line. Read from the paste's end.
+RAISE_AT_THE_END = re.compile(r'File "[^"\n]+", line \d+, in [\w<>.]+\n[ \t]*raise ([A-Za-z_][\w.]*)[^\n]*(?:\n[ \t]*[\^~]+[ \t]*)?'
+                              r'(?:\n([A-Za-z_][\w.]*))?\s*$')
 RAISE_TAIL_CHARS = 600
 
 
@@ -1009,7 +1017,13 @@ def raise_at_the_end(cleaned: str) -> tuple[int, str] | None:
     """(where, type) of the raise line a paste ends with, under its traceback's last frame."""
     offset = max(0, len(cleaned) - RAISE_TAIL_CHARS)
     found = RAISE_AT_THE_END.search(cleaned, offset)
-    return None if found is None else (found.start(1) - len("raise "), found.group(1).rsplit(".", 1)[-1])
+    if found is None:
+        return None
+    type_ = found.group(1).rsplit(".", 1)[-1]
+    # ... or a line after it that is the start of that type's name, cut ("vllm.v1.engine.exceptions.Engin")
+    if found.group(2) is not None and not type_.startswith(found.group(2).rsplit(".", 1)[-1]):
+        return None
+    return found.start(1) - len("raise "), type_
 
 
 def _cut_message(cleaned: str, position: int) -> str:

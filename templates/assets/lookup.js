@@ -1417,7 +1417,13 @@
       const found = this.rules.raiseAtTheEnd.exec(cleaned.slice(offset));
       if (found === null) return null;
       const name = found[1].split(".");
-      return [offset + found.index + found[0].indexOf("raise " + found[1]), name[name.length - 1]];
+      const type = name[name.length - 1];
+      // ... or a line after it that starts that type's name, cut (match.py)
+      if (found[2] !== undefined) {
+        const cut = found[2].split(".");
+        if (!type.startsWith(cut[cut.length - 1])) return null;
+      }
+      return [offset + found.index + found[0].indexOf("raise " + found[1]), type];
     }
 
     /** foreign.py unmatched_exception(): the last exception, when a message of its own no release of vLLM writes says it is not vLLM's. */
@@ -1772,15 +1778,21 @@
     }
 
     frameBonus(results, frames, last, cleaned) {
-      if (frames.length && last === null) last = this.raiseAtTheEnd(cleaned); // a paste cut after the raise's own line (match.py)
+      let atTheEnd = false;
+      if (frames.length && last === null) {
+        last = this.raiseAtTheEnd(cleaned); // a paste cut after the raise's own line (match.py)
+        atTheEnd = last !== null;
+      }
       if (!frames.length || last === null) return;
       const [path, fn] = frames[frames.length - 1];
       const at = path.lastIndexOf("vllm/");
       if (at === -1) return;
       const lastLow = lowerSlots(last[1]);
-      for (const number of this.byLocation.get(path.slice(at) + "\u0000" + fn) || []) {
+      const raising = (this.byLocation.get(path.slice(at) + "\u0000" + fn) || []).filter((n) => this.errors[n].exceptionLow === lastLow);
+      // a paste that stops at the raise, before its message: one problem of that type there (match.py)
+      const alone = atTheEnd && new Set(raising.map((n) => this.groups.has(this.errors[n].id) ? this.groups.get(this.errors[n].id) : this.errors[n].id)).size === 1;
+      for (const number of raising) {
         const error = this.errors[number];
-        if (error.exceptionLow !== lastLow) continue;
         if (results.has(number)) {
           results.get(number).frame = true;
         } else if (!ALNUM.test(error.template.replace(this.rules.hole, ""))) {
@@ -1795,6 +1807,8 @@
             results.set(number, new Match(this.rules, error, {
               start: last[0], inLast: true, frame: true, matched: shown.length, coverage: shown.length / Math.max(1, literal),
             }));
+          } else if (alone && !shown) {
+            results.set(number, new Match(this.rules, error, { start: last[0], inLast: true, frame: true }));
           }
         }
       }
