@@ -285,10 +285,18 @@ BUILTIN_EXCEPTIONS = tuple(sorted(name for name, value in vars(builtins).items()
 MESSAGE_WORD = re.compile(r"[A-Za-z]{2,}")
 PYTHON_ON_VLLMS_LINE_REASON = ("no message of vLLM's, in any release covered, reads like this {type}: Python raised it running "
                                "vLLM's code ({file}, line {line}), a line that raises nothing itself")
+CODE_WORD = re.compile(r"[A-Za-z_]")  # the frame shows its code line (a paste may leave it out)
 # A code line that raises, asserts, or calls vLLM's compiled kernels (torch.ops._C, _custom_ops):
 # an exception under it may carry a message vLLM built at run time.
-CODE_WORD = re.compile(r"[A-Za-z_]")  # the frame shows its code line (a paste may leave it out)
 RAISES_OR_CALLS_A_KERNEL = re.compile(r"^\s*(?:raise|assert)\b|\bops\.|\b_C\b|_custom_ops|_kernels?\b")
+
+
+def innermost_frame(cleaned: str, end: int) -> re.Match | None:
+    """The last traceback frame of the paste before ``end``."""
+    frame = None
+    for frame in FRAME.finditer(cleaned, 0, end):
+        pass
+    return frame
 
 
 def unmatched_exception(cleaned: str, last: tuple[int, str] | None, own_types) -> tuple[int, str, str, str, int] | None:
@@ -301,9 +309,7 @@ def unmatched_exception(cleaned: str, last: tuple[int, str] | None, own_types) -
     _, _, message = line.partition(":")
     if len(MESSAGE_WORD.findall(message)) < 2:
         return None
-    frame = None
-    for frame in FRAME.finditer(cleaned, 0, last[0]):
-        pass
+    frame = innermost_frame(cleaned, last[0])
     if frame is not None and "vllm/" in frame.group(1).replace("\\", "/"):
         # Python's own exception on a line of vLLM's that neither raises nor calls one of
         # vLLM's kernels ("self.q_size = self.num_heads * self.head_dim"): Python raised it.
@@ -339,9 +345,7 @@ LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone report
 
 def unmatched_line(cleaned: str) -> tuple[int, str, str, str, int] | None:
     """When nothing else told the paste: its last error line, which no release of vLLM writes."""
-    frame = None
-    for frame in FRAME.finditer(cleaned):
-        pass
+    frame = innermost_frame(cleaned, len(cleaned))
     if frame is not None and "vllm/" in frame.group(1).replace("\\", "/"):
         return None
     found = None

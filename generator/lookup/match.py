@@ -285,6 +285,8 @@ def _entry_of(row: tuple) -> Entry:
 
 SNAPSHOT_VERSION = 6
 
+SHOWN_LINE_CHARS = 200  # of the line a `message-not-in-vllm` answer judged: its prefix names the program
+
 
 EXCEPTION_PREFIX = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception)(?:\(\w+\))?:\s*$")  # also in the browser
 
@@ -637,7 +639,7 @@ class Matcher:
         line_end, source, reason, foreign_id, at = foreign
         info = self.foreign_info(source, reason, foreign_id, frames)
         if foreign_id == UNMATCHED_LINE_ID:
-            info["line"] = cleaned[at:line_end].strip()[:SHOWN_LINE_CHARS]  # which line was judged: its prefix names the program
+            info["line"] = cleaned[at:line_end].strip()[:SHOWN_LINE_CHARS]  # which line was judged
         # What vLLM said after the failure only to report it ("Engine core initialization
         # failed. See root cause above", a log line) is not the answer: the foreign error is.
         # A vLLM message of its own on a later line is, with the foreign error as its cause;
@@ -986,7 +988,7 @@ class Matcher:
             else:
                 # the paste stops inside the message ("RuntimeError: Engine process faile"):
                 # the frame and the start of the message agree
-                shown = _cut_message(cleaned, last[0])
+                shown = "" if at_the_end else _cut_message(cleaned, last[0])  # a raise's code line is no message
                 start = squash_text(split_template(error.template)[0][0])
                 if len(shown) >= CUT_MESSAGE_LEAST and start.startswith(shown):
                     results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True,
@@ -997,7 +999,6 @@ class Matcher:
 
 # vLLM's log header of an error log: the file and line of the logging call
 LOG_HEADER = re.compile(r"\b(?:ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+\[?([\w.-]+\.py):(\d+)\]")
-SHOWN_LINE_CHARS = 200  # of the line a `message-not-in-vllm` answer judged
 LOG_HEADER_TAIL = 200_000  # characters read from the paste's end (a log may be megabytes)
 
 # A traceback frame's end ('File "x.py", line 3, in f' less the path): found also when a

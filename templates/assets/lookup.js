@@ -1426,7 +1426,6 @@
       return [offset + found.index + found[0].indexOf("raise " + found[1]), type];
     }
 
-    /** foreign.py unmatched_exception(): the last exception, when a message of its own no release of vLLM writes says it is not vLLM's. */
     /** match.py own_types: the names of the exception types vLLM defines (not Python's). */
     ownTypeNames() {
       if (this.ownTypes === undefined) {
@@ -1437,6 +1436,7 @@
       return this.ownTypes;
     }
 
+    /** foreign.py unmatched_exception(): the last exception, when a message of its own no release of vLLM writes says it is not vLLM's. */
     unmatchedException(cleaned, last) {
       if (last === null) return null;
       if (this.ownTypeNames().has(fromSlots(last[1]))) return null;
@@ -1800,7 +1800,7 @@
           results.set(number, new Match(this.rules, error, { start: last[0], inLast: true, frame: true }));
         } else {
           // the paste stops inside the message: the frame and the start of the message agree
-          const shown = cutMessage(cleaned, last[0], this.rules);
+          const shown = atTheEnd ? "" : cutMessage(cleaned, last[0], this.rules); // a raise's code line is no message
           const start = squashText(splitTemplate(toSlots(error.template))[0][0], this.rules);
           if (shown.length >= this.rules.cutMessageLeast && start.startsWith(shown)) {
             const literal = squashText(toSlots(error.template).replace(this.rules.hole, ""), this.rules).length;
