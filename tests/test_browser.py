@@ -133,6 +133,12 @@ CLEAN_CASES = [
     'INFO:     10.0.0.1:5 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error \u3000',
     '🚀 File "/x/🚀.py", line 3, in f raise ImportError("x") 😀ImportError: no\x85ImportError: twice',
     "2025-06-05T16:30:08.123456789Z stderr F ValueError: boom\n2025-06-05T16:30:08Z stdout P  x",
+    # access log records run into other text: cut out of it
+    'ValueError: boom (APIServer pid=1) INFO:     10.0.0.1:5 - "POST /v1/rerank HTTP/1.1" 500 Internal Server Error '
+    'INFO 09-11 06:30:05 [__init__.py:241] chatter\u3000INFO:     [1.2.3.4:5](http://x/) - "GET /health HTTP/1.1" 200 OK \U0001f680 x',
+    'vllm-1  | INFO:     1.2.3.4:5 - "POST /v1/x HTTP/1.1" 200 OK\n\u00a0INFO:   a - "GET / HTTP/1.0" 404 Not Found\u2028tail',
+    # a frame's quotes made typographic; curly quotes elsewhere kept
+    "File \u201c/x/vllm/\U0001f680.py\u201d, line 3, in f\n  raise X\nsaid \u201chi\u201d File \u201ca\u201d, line x",
 ]
 
 LOOKUP = """

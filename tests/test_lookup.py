@@ -91,6 +91,31 @@ def test_a_traceback_run_together_on_one_line_is_cut_back_into_lines():
     assert clean_paste('ValueError: see File "/x/a.py", line 3, in f') == 'ValueError: see File "/x/a.py", line 3, in f'
 
 
+def test_an_access_log_record_run_into_other_text_is_cut_out_of_it():
+    """A log whose line breaks were dropped: the access record is its own line, and the error
+    before it and the records after it are kept (the whole line was read as the record)."""
+    flat = ('ValueError: boom (APIServer pid=1) INFO:     10.0.0.1:5 - "POST /v1/rerank HTTP/1.1" 500 Internal Server Error '
+            'INFO 09-11 06:30:05 [__init__.py:241] Automatically detected platform cuda.')
+    assert clean_paste(flat) == 'ValueError: boom (APIServer pid=1)\n"POST /v1/rerank HTTP/1.1" 500'
+    newest_first = ('INFO:     1.2.3.4:36818 - "POST /v1/chat/completions HTTP/1.1" 200 OK 2026-05-08 17:45:53.145 '
+                    "ValueError: boom")
+    assert clean_paste(newest_first) == "ValueError: boom"
+    linked = ('INFO:     [127.0.0.1:34172](http://127.0.0.1:34172/) - "POST /v1/embeddings HTTP/1.1" 500 Internal Server Error '
+              "ERROR 11-20 19:56:18 engine.py:135] RuntimeError(x)")
+    assert clean_paste(linked) == '"POST /v1/embeddings HTTP/1.1" 500\nRuntimeError(x)'
+    # a record alone on its line, behind prefixes, is the record as before
+    alone = 'vllm-1  | (APIServer pid=1) INFO:     10.0.0.1:5 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request'
+    assert clean_paste(alone) == '"POST /v1/chat/completions HTTP/1.1" 400'
+
+
+def test_a_frame_with_typographic_quotes_is_read_as_a_frame():
+    """A blog or a word processor turns a frame's double quotes into curly ones."""
+    assert clean_paste("File \u201c/x/vllm/a.py\u201d, line 3, in f\n  g()") == 'File "/x/vllm/a.py", line 3, in f\n  g()'
+    assert clean_paste("File \u201c/x/vllm/a.py\u201c, line 3, in f") == 'File "/x/vllm/a.py", line 3, in f'
+    # curly quotes elsewhere stay (squashing folds them), and so does a file name that is no frame's
+    assert clean_paste("said \u201chi\u201d File \u201ca\u201d here") == "said \u201chi\u201d File \u201ca\u201d here"
+
+
 def test_html_entities_and_json_escapes():
     assert clean_paste("model&#x27;s &lt;max&gt;") == "model's <max>"
     assert clean_paste('{\\"message\\": \\"a\\\\nb\\"}') == '{"message": "a\nb"}'
@@ -403,6 +428,25 @@ def test_a_paste_that_stops_at_a_raise_with_a_message_is_that_raise_when_its_fun
     assert m.lookup(paste + "vllm.v1.engine.exceptions.Other")[0] == []  # the line below starts no such type
     # two problems raised with that type there: the frame names neither
     assert m.lookup(paste.replace("raise EngineDeadError()", "raise ValueError(msg)"))[0] == []
+
+
+def test_a_paste_whose_frame_quotes_are_typographic_stops_at_its_raise():
+    from generator.lookup.match import LookupError_, Matcher
+
+    errors = [LookupError_("e0", "NotImplementedError", "", "NotImplementedError", "", ["v1"],
+                           [{"path": "vllm/model_executor/layers/quantization/base_config.py", "line": 55,
+                             "function": "QuantizeMethodBase.tie_weights"}])]
+    m = Matcher(errors, [[]])
+    paste = ("  File \u201c/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/quantization/base_config.py\u201c, "
+             "line 55, in tie_weights\n    raise NotImplementedError\n")
+    assert top(m, paste) == "e0"
+
+
+def test_a_value_in_typographic_quotes_ends_the_message():
+    """``{part_type!r}`` shown as \u2019file\u2019: the closing quote ends the value as a straight one does."""
+    m = tiny_matcher(("ValueError", "Unsupported chat content part type: {part_type!r}. Supported types: {types}."))
+    assert top(m, "Error 400 Unsupported chat content part type: 'file'") == "e0"
+    assert top(m, "Error 400 Unsupported chat content part type: \u2019file\u2019") == "e0"
 
 
 def test_a_message_cut_with_an_ellipsis_is_cut_not_followed_by_its_full_stop():

@@ -52,6 +52,12 @@ LINE_PREFIXES = [
 ]
 
 
+# A traceback frame whose double quotes a blog or a word processor made typographic
+# ('File “/x/vllm/config.py”, line 5, in f'): its quotes made straight again, so that it is
+# read as a frame (the squashed message folds quote styles anyway).
+TYPOGRAPHIC_FRAME = re.compile(r'File [\u201c\u201d\u201e]([^\u201c\u201d"\n]+)[\u201c\u201d], line')
+
+
 # A log record's start: vLLM's header, after a process's "(EngineCore_DP0 pid=316) " if any.
 # A web page that drops a log's line breaks runs its records together on one line
 # ("... line 162, in all_reduce ERROR 11-04 18:02:56 [executor.py:597] self.nccl..."); a
@@ -80,6 +86,8 @@ ACCESS_LOG = re.compile(_REQUEST + r" \d{3}\b")
 # ... of a refused request: its request and status stay (`"POST /v1/embeddings HTTP/1.1" 400`),
 # all a paste of the server's log may show of a failure (foreign.yaml tells them apart)
 REFUSED_REQUEST = re.compile(_REQUEST + r" [45]\d\d\b")
+# ... and the whole record, to its status's reason phrase ("200 OK", "500 Internal Server Error")
+ACCESS_RECORD = re.compile(_REQUEST + r" \d{3}\b(?: OK\b| [A-Z][a-z][\w-]*)*")
 
 
 def decode_paste(data: bytes) -> str:
@@ -110,16 +118,12 @@ def clean_paste(text: str) -> str:
         text = JSON_ESCAPE.sub(_unescape, text)
     # "\ud83d\ude80" came out as two halves: one code point again; a lone half is no text
     text = _SURROGATES.sub(_join_surrogates, text)
+    text = TYPOGRAPHIC_FRAME.sub(r'File "\1", line', text)
     lines = []
     for raw in (record for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-                for piece in split_records(line) for record in split_traceback(piece)):
-        line = raw
-        for _ in range(PREFIX_ROUNDS):
-            before = line
-            for pattern in LINE_PREFIXES:
-                line = pattern.sub("", line, count=1)
-            if line == before:
-                break
+                for piece in split_records(line) for part in split_access_records(piece)
+                for record in split_traceback(part)):
+        line = without_prefixes(raw)
         if ACCESS_LOG.search(raw):
             refused = REFUSED_REQUEST.search(line)
             if refused is not None:
@@ -129,6 +133,32 @@ def clean_paste(text: str) -> str:
             continue  # an INFO or DEBUG log line: vLLM never reports a raised error there
         lines.append(line)
     return "\n".join(_without_shared_prefix(lines))
+
+
+def without_prefixes(line: str) -> str:
+    """``line`` less the ``LINE_PREFIXES`` it starts with, however they are stacked."""
+    for _ in range(PREFIX_ROUNDS):
+        before = line
+        for pattern in LINE_PREFIXES:
+            line = pattern.sub("", line, count=1)
+        if line == before:
+            break
+    return line
+
+
+def split_access_records(line: str) -> list[str]:
+    """``line`` cut before and after each access log record it holds among other text (a log
+    whose line breaks were dropped: "... root cause. INFO:     10.0.0.1:5 - "POST /v1/rerank
+    HTTP/1.1" 500 Internal Server Error INFO 09-11 06:30:05 ..."): otherwise the whole line
+    would be read as that record, and the error before it lost."""
+    if ACCESS_LOG.search(line) is None:
+        return [line]
+    cuts = [m.start(1) for m in FLAT_ACCESS_RECORD.finditer(line) if without_prefixes(line[: m.start(1)]).strip()]
+    cuts += [m.end() for m in ACCESS_RECORD.finditer(line) if line[m.end():].strip()]
+    if not cuts:
+        return [line]
+    cuts = [0, *sorted(set(cuts)), len(line)]
+    return [line[a:b].rstrip() for a, b in zip(cuts, cuts[1:]) if line[a:b].strip()]
 
 
 def split_records(line: str) -> list[str]:
@@ -148,7 +178,7 @@ def split_records(line: str) -> list[str]:
 # before an HTTP server's access log record run into it.
 FLAT_FRAME = re.compile(r'File "[^"\n]+", line \d+, in [\w<>.]+|Traceback \(most recent call last\):')
 FLAT_EXCEPTION = re.compile(r"\s((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt): )")
-FLAT_ACCESS_RECORD = re.compile(r"\s((?:INFO|WARNING|ERROR):\s+[\w.:\[\]]+:\d+ - \")")
+FLAT_ACCESS_RECORD = re.compile(r"\s((?:INFO|WARNING|ERROR):\s+\S+ - " + _REQUEST + ")")
 
 
 def split_traceback(line: str) -> list[str]:

@@ -1055,8 +1055,9 @@ def _at_line_end(text: str, position: int) -> bool:
     return not text[position : len(text) if end == -1 else end].strip(" \t.,;:")
 
 
-CLOSERS = "'\"`)]}[\\"  # what ends a message quoted in JSON, a repr or a pydantic wrapper
-OPENING_QUOTES = "'\"`"  # ... a quote among them, unless a word follows it
+# what ends a message quoted in JSON, a repr or a pydantic wrapper (quotes made typographic too)
+CLOSERS = "'\"`)]}[\\\u2018\u2019\u201c\u201d"
+OPENING_QUOTES = "'\"`\u2018\u2019\u201c\u201d"  # ... a quote among them, unless a word follows it
 
 
 DIVERGE = 2  # squashed characters of vLLM's next words that show the paste went on, and then said other words

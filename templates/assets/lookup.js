@@ -788,6 +788,38 @@
     return parts;
   }
 
+  /** clean.py without_prefixes(): the line less the log prefixes it starts with, however stacked. */
+  function withoutPrefixes(line, rules) {
+    for (let round = 0; round < rules.prefixRounds; round++) {
+      const before = line;
+      for (const pattern of rules.linePrefixes) line = line.replace(pattern, "");
+      if (line === before) break;
+    }
+    return line;
+  }
+
+  /** clean.py split_access_records(): a line cut before and after each access log record it holds among other text. */
+  function splitAccessRecords(line, rules) {
+    if (!rules.accessLog.test(line)) return [line];
+    const cuts = [];
+    for (const m of line.matchAll(rules.flatAccessRecord)) {
+      const start = m.index + 1; // the group after its one whitespace character
+      if (pyStrip(withoutPrefixes(line.slice(0, start), rules))) cuts.push(start);
+    }
+    for (const m of line.matchAll(rules.accessRecord)) {
+      const end = m.index + m[0].length;
+      if (pyStrip(line.slice(end))) cuts.push(end);
+    }
+    if (!cuts.length) return [line];
+    const sorted = [0, ...[...new Set(cuts)].sort((a, b) => a - b), line.length];
+    const parts = [];
+    for (let i = 0; i + 1 < sorted.length; i++) {
+      const part = line.slice(sorted[i], sorted[i + 1]);
+      if (pyStrip(part)) parts.push(part.replace(PY_SPACE_TAIL, ""));
+    }
+    return parts;
+  }
+
   /** clean.py split_traceback(): a line cut back into the lines of the traceback it holds run together. */
   function splitTraceback(line, rules) {
     const found = [...line.matchAll(rules.flatFrame)];
@@ -835,11 +867,13 @@
       chatter: pyRegex(patterns.chatter),
       recordStart: pyRegex(patterns.record_start, "", "g"),
       flatFrame: pyRegex(patterns.flat_frame, "", "g"),
+      typographicFrame: pyRegex(patterns.typographic_frame, "", "g"),
       flatException: pyRegex(patterns.flat_exception, "", "g"),
       flatAccessRecord: pyRegex(patterns.flat_access_record, "", "g"),
       chatterKeep: pyRegex(patterns.chatter_keep),
       accessLog: pyRegex(patterns.access_log),
       refusedRequest: pyRegex(patterns.refused_request),
+      accessRecord: pyRegex(patterns.access_record, "", "g"),
       dropRun: pyRegex(patterns.drop_run, "", "g"),
       // one character that squashing drops: a quote, or one of drop_run's
       dropped: pyRegex("^(?:" + charClass(rules.quotes) + "|" + patterns.drop_run + ")$"),
@@ -1296,17 +1330,15 @@
         text = text.replace(rules.jsonEscape, jsonUnescape);
       }
       text = joinSurrogateSlots(text);
+      // clean.py's TYPOGRAPHIC_FRAME: a frame's curly quotes made straight
+      text = text.replace(rules.typographicFrame, 'File "$1", line');
       const lines = [];
       const records = [];
       for (const line of text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n"))
-        for (const piece of splitRecords(line, rules)) records.push(...splitTraceback(piece, rules));
+        for (const piece of splitRecords(line, rules))
+          for (const part of splitAccessRecords(piece, rules)) records.push(...splitTraceback(part, rules));
       for (const raw of records) {
-        let line = raw;
-        for (let round = 0; round < rules.prefixRounds; round++) {
-          const before = line;
-          for (const pattern of rules.linePrefixes) line = line.replace(pattern, "");
-          if (line === before) break;
-        }
+        const line = withoutPrefixes(raw, rules);
         if (rules.accessLog.test(raw)) {
           // clean.py: a refused request's line keeps its request and status
           const refused = rules.refusedRequest.exec(line);
