@@ -166,6 +166,35 @@ def test_wrapper_loses_to_the_error_inside_it():
     assert [x.error.id for x in matches] == ["e1", "e0"]
 
 
+def test_a_wrapper_that_ends_on_the_inner_messages_full_stop_loses_to_it():
+    """"Exception in worker X while processing method {method}." around "Torch SPDA does not
+    support logits soft cap.": both end on the same full stop; words of the outer's after its
+    value are no part of an inner ("Block {h} not found" inside "Parameter {name} not found ...")."""
+    m = tiny_matcher(("ERROR", "Exception in worker {process_name} while processing method {method}.", "log"),
+                     ("ValueError", "Torch SPDA does not support logits soft cap."))
+    text = "Exception in worker VllmWorkerProcess while processing method load_model: Torch SPDA does not support logits soft cap., Traceback"
+    assert [x.error.id for x in m.lookup(text)[0]] == ["e1", "e0"]
+    m = tiny_matcher(("WARNING", "Parameter {name} not found in params_dict, skip loading", "log"), ("KeyError", "Block {block_hash!r} not found"))
+    assert top(m, "Parameter visual.blocks.6.attn.proj.weight not found in params_dict, skip loading") == "e0"
+
+
+def test_a_message_behind_another_programs_words_is_its_raise_when_the_frame_names_it():
+    """A short message alone is trusted only as a whole line; under the frame of its raise,
+    with the type agreeing, its words after a decoration ("[address=..., pid=432] ") are it."""
+    errors = [LookupError_("e0", "RuntimeError", "NCCL error: {error_str}", "RuntimeError: NCCL error", "", ["v1"],
+                           [{"path": "vllm/distributed/device_communicators/pynccl_wrapper.py", "line": 257,
+                             "function": "NCCLLibrary.NCCL_CHECK"}])]
+    m = Matcher(errors, [[error.template] for error in errors])
+    line = "RuntimeError: [address=10.11.238.116:41643, pid=432] NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details)"
+    frame = ('  File "/usr/local/lib/python3.12/dist-packages/vllm/distributed/device_communicators/pynccl_wrapper.py", '
+             'line 257, in NCCL_CHECK\n    raise RuntimeError(f"NCCL error: {error_str}")\n')
+    (match,), _ = m.lookup(frame + line)
+    assert match.error.id == "e0" and match.verdict == "exact" and match.frame
+    assert top(m, line) is None  # without the frame, two words inside a line are not the message
+    assert top(m, frame + line.replace("RuntimeError", "ValueError")) is None  # another type
+    assert top(m, frame + "RuntimeError: [address=1] NCCL failed") is None  # not vLLM's words
+
+
 def test_frame_identifies_a_raise_without_message():
     errors = [LookupError_("e0", "NotImplementedError", "", "NotImplementedError", "", ["v1"], [{"path": "vllm/a/b.py", "line": 3, "function": "C.run"}])]
     m = Matcher(errors, [[]])
@@ -349,11 +378,14 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
     for paste in ("docker: Error response from daemon: pull access denied for vllm/vllm-openai-nightly, repository does not exist",
                   "E1213 02:57:18.044381  5811 worker_pool.cpp:274] Worker: Process failed for slice (opcode: 0, length: 1975)",
                   "INFO loading\n[info] Connection to RPC socket failed for endpoint kv-rpc:9600 with ret = IOError: getaddrinfo() failed",
-                  "helm upgrade vllm ./chart\nthe chart repository at charts.example.org could not be reached"):
+                  "helm upgrade vllm ./chart\nthe chart repository at charts.example.org could not be reached",
+                  "Ray cluster status: 1/2 nodes alive.\nCluster is NOT ready.",
+                  "[WARNING:swift] max_model_len(40960) - num_tokens(118444) < max_tokens(1024). Setting max_tokens: -77484"):
         matches, foreign = m.lookup(paste)
         assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["role"] == "answer", paste
         assert foreign["line"] == paste.split("\n")[-1].strip()  # the line judged, shown to say which
     for paste in ("all is well, the server started",  # no error reported
+                  "[INFO:swift] loading the model from the local cache dir",  # another program's, but no failure
                   "ERROR: failed",  # too few words to report anything
                   "EngineDeadError: the engine died in some new way",  # an exception of vLLM's own type
                   # under vLLM's frame: a message built at run time
@@ -362,6 +394,17 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
     # a vLLM message, even one near match, is an answer: no line is judged then
     matches, foreign = m.lookup("docker: Error response from daemon\nRuntimeError: Engine process failed to start. See stack trace")
     assert [x.error.id for x in matches] == ["e0"] and foreign is None
+
+
+def test_a_line_a_native_library_logged_is_none_of_vllms_messages():
+    """glog's and c10's headers name a C++ file: the line is that library's, whatever words it shares."""
+    m = tiny_matcher(("ERROR", "Failed to submit {transfer_type} transfer {job_id}", "log"))
+    for line in ("E0904 21:29:13.608035 31963 client.cpp:1112] Failed to submit transfer operation",
+                 "[E1204 11:18:17.728425480 ProcessGroupNCCL.cpp:616] Failed to submit transfer operation"):
+        matches, foreign = m.lookup(line)
+        assert matches == [] and foreign["id"] == "message-not-in-vllm", line
+    assert top(m, "ERROR 09-04 21:29:13 [mooncake.py:1] Failed to submit transfer operation") == "e0"
+    assert top(m, "E0904 21:29:13.608035 31963 client.cpp:1112] x\nFailed to submit transfer operation") == "e0"
 
 
 def test_a_report_of_a_failure_does_not_come_before_the_error_it_reports():

@@ -339,7 +339,9 @@ UNMATCHED_LINE_SOURCE = "another program"
 ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_])(?:error|ERROR|failed|Failed|FAILED|fatal|Fatal|FATAL"
                         r"|timed out|undefined symbol|Symbol not found|No module named|cannot import name|Permission denied"
                         r"|Segmentation fault|core dumped|out of resource|[Nn]ot [Ff]ound|[Uu]nable to|[Cc]annot|[Cc]ould not"
-                        r"|[Ii]nvalid|[Uu]nsupported|[Rr]efused|[Aa]borted|Killed)(?![A-Za-z0-9_])|^[EF][0-9]{4} [0-9]{2}:[0-9]{2}")
+                        r"|[Ii]nvalid|[Uu]nsupported|[Rr]efused|[Aa]borted|Killed|[Nn]ot [Rr]eady|NOT [Rr]eady|NOT READY)(?![A-Za-z0-9_])|^[EF][0-9]{4} [0-9]{2}:[0-9]{2}"
+                        # another program's logger warning in its own header ("[WARNING:swift] ...")
+                        r"|^\[(?:WARNING|WARN):(?!vllm\b)[\w.-]+\]")
 LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone reports nothing
 
 

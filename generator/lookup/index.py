@@ -132,6 +132,7 @@ def rules() -> dict:
             "code_word": _source(foreign.CODE_WORD),
             "raise_at_the_end": _source(match.RAISE_AT_THE_END),
             "hole": _source(match.HOLE),
+            "native_log_line": _source(match.NATIVE_LOG_LINE),
         },
     }
 

@@ -602,17 +602,22 @@ class Matcher:
         # A logged message is no exception's message: "RuntimeError: Failed to load the tokenizer"
         # is not the log line "Failed to load {filename}" (a message both logged and raised has
         # its raise among the results too).
+        # A line that a native library logged ("E0904 21:29:13.6 31963 client.cpp:1112] Failed to
+        # submit transfer operation": glog's header names a C++ file) is none of vLLM's messages.
         found = [m for m in results.values() if not (m.error.kind == "log" and _after_exception_type(cleaned, m.start))
-                 and (m.frame or not PYTHONS_OWN.match(m.error.template))]
+                 and (m.frame or not PYTHONS_OWN.match(m.error.template))
+                 and (m.frame or not _on_a_native_log_line(cleaned, m.start))]
         # A message that starts inside the words of another message the paste shows whole is a
         # reading of those words: "Possibly too large swap space. 4.00 GiB out of ..." is the
         # warning, not the raise "Too large swap space. {x} GiB out of ..." (inside one of its
         # values it is another message: see wrapper below).
         found = [m for m in found if m.frame or not any(_inside_words(m, other) for other in found)]
         for outer in found:
-            # "Worker failed with error '<the real error>'": the inner error is the answer
+            # "Worker failed with error '<the real error>'": the inner error is the answer (it
+            # may end on the outer's full stop: "... method {method}." around "... soft cap.")
             outer.wrapper = any(
-                inner is not outer and a <= inner.start and inner.end <= b and inner.score >= SURE and inner.coverage >= SURE
+                inner is not outer and a <= inner.start < b and (inner.end <= b or not cleaned[b : inner.end].strip(" \t.,;:!"))
+                and inner.score >= SURE and inner.coverage >= SURE
                 for a, b in outer.value_spans
                 for inner in found
             )
@@ -748,14 +753,15 @@ class Matcher:
                 evidence.append((f"the version string {version}", mask))
         paths = 0
         mask = everything
-        frames = []  # (vllm/... path, line) of the traceback's frames in vLLM, innermost last
-        for found in FRAME.finditer(cleaned):
-            path = found.group(1).replace("\\", "/")
-            at = path.rfind("/vllm/")
-            relative = path[at + 1 :] if at != -1 else path if path.startswith("vllm/") else None
+        for path, _ in traceback_frames(cleaned):  # IPython's frames too: their files are evidence
+            relative = _vllm_relative(path)
             if relative is not None and relative in self.paths:
                 mask &= self.paths[relative]
                 paths += 1
+        frames = []  # (vllm/... path, line) of the traceback's frames in vLLM, innermost last
+        for found in FRAME.finditer(cleaned):
+            relative = _vllm_relative(found.group(1))
+            if relative is not None and relative in self.paths:
                 frames.append((relative, int(found.group(2))))
         if paths:
             evidence.append((f"the files of its traceback ({paths} frame{'s' if paths > 1 else ''})", mask))
@@ -989,8 +995,17 @@ class Matcher:
                 # the paste stops inside the message ("RuntimeError: Engine process faile"):
                 # the frame and the start of the message agree
                 shown = "" if at_the_end else _cut_message(cleaned, last[0])  # a raise's code line is no message
+                literals = [c for c in map(squash_text, split_template(error.template)[0]) if c]
                 start = squash_text(split_template(error.template)[0][0])
-                if len(shown) >= CUT_MESSAGE_LEAST and start.startswith(shown):
+                if literals and _holds_in_order(shown, literals):
+                    # the whole message behind words that another program put before it
+                    # ("RuntimeError: [address=10.0.0.1:4, pid=432] NCCL error: ..."): a
+                    # short message alone is trusted only as a whole line, but here the frame
+                    # names its raise and every literal word of it follows
+                    matched = sum(map(len, literals))
+                    results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True,
+                                            exception_agrees=True, matched=matched, coverage=1.0)
+                elif len(shown) >= CUT_MESSAGE_LEAST and start.startswith(shown):
                     results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True,
                                             matched=len(shown), coverage=len(shown) / max(1, len(squash_text(HOLE.sub("", error.template)))))
                 elif alone and not shown:
@@ -1025,6 +1040,35 @@ def raise_at_the_end(cleaned: str) -> tuple[int, str] | None:
     if found.group(2) is not None and not type_.startswith(found.group(2).rsplit(".", 1)[-1]):
         return None
     return found.start(1) - len("raise "), type_
+
+
+# The header of a line that a native (C++) library logged: glog's "E0904 21:29:13.607991 31963
+# client.cpp:1112] ", c10's "[E1204 11:18:17.728425480 ProcessGroupNCCL.cpp:616] "
+NATIVE_LOG_LINE = re.compile(r"[ \t]*\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?:[ \t]+\d+)?[ \t]+[\w./-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|ts):\d+\]")
+
+
+def _on_a_native_log_line(cleaned: str, start: int) -> bool:
+    """Whether ``start`` lies after the header of a line a native library logged."""
+    header = NATIVE_LOG_LINE.match(cleaned, cleaned.rfind("\n", 0, start) + 1)
+    return header is not None and header.end() <= start
+
+
+def _vllm_relative(path: str) -> str | None:
+    """A frame's path from its ``vllm/`` on, or None when it is not in a vllm package."""
+    path = path.replace("\\", "/")
+    at = path.rfind("/vllm/")
+    return path[at + 1 :] if at != -1 else path if path.startswith("vllm/") else None
+
+
+def _holds_in_order(text: str, chunks: list[str]) -> bool:
+    """Whether ``text`` holds each chunk, one after the other (other text around and between them)."""
+    pos = 0
+    for chunk in chunks:
+        at = text.find(chunk, pos)
+        if at == -1:
+            return False
+        pos = at + len(chunk)
+    return True
 
 
 def _cut_message(cleaned: str, position: int) -> str:

@@ -868,6 +868,7 @@
       recordStart: pyRegex(patterns.record_start, "", "g"),
       flatFrame: pyRegex(patterns.flat_frame, "", "g"),
       typographicFrame: pyRegex(patterns.typographic_frame, "", "g"),
+      nativeLogLine: pyRegex(patterns.native_log_line, "", "y"),
       flatException: pyRegex(patterns.flat_exception, "", "g"),
       flatAccessRecord: pyRegex(patterns.flat_access_record, "", "g"),
       chatterKeep: pyRegex(patterns.chatter_keep),
@@ -1586,8 +1587,10 @@
       }
       this.frameBonus(results, frames, last, cleaned);
       // a logged message is no exception's message (match.py: _after_exception_type)
+      // ... nor is a line that a native library logged (match.py: _on_a_native_log_line)
       const readable = Array.from(results.values()).filter(
-        (m) => !(m.error.kind === "log" && this.afterExceptionType(cleaned, m.start)) && (m.frame || !this.rules.pythonsOwn.test(m.error.template)),
+        (m) => !(m.error.kind === "log" && this.afterExceptionType(cleaned, m.start)) && (m.frame || !this.rules.pythonsOwn.test(m.error.template))
+          && (m.frame || !onANativeLogLine(cleaned, m.start, this.rules)),
       );
       // match.py _inside_words(): a message that starts inside the words of another the paste shows whole
       const found = readable.filter((m) => m.frame || !readable.some((other) =>
@@ -1595,7 +1598,8 @@
         !other.valueSpans.some(([a, b]) => a <= m.start && m.start < b)));
       for (const outer of found) {
         outer.wrapper = outer.valueSpans.some(([a, b]) =>
-          found.some((inner) => inner !== outer && a <= inner.start && inner.end <= b && inner.score >= rules.sure && inner.coverage >= rules.sure),
+          found.some((inner) => inner !== outer && a <= inner.start && inner.start < b && (inner.end <= b || !pyStripChars(cleaned.slice(b, inner.end), " \t.,;:!"))
+            && inner.score >= rules.sure && inner.coverage >= rules.sure),
         );
       }
       // sorted(reverse=True) is stable: equal keys keep their order
@@ -1833,8 +1837,15 @@
         } else {
           // the paste stops inside the message: the frame and the start of the message agree
           const shown = atTheEnd ? "" : cutMessage(cleaned, last[0], this.rules); // a raise's code line is no message
+          const literals = splitTemplate(toSlots(error.template))[0].map((c) => squashText(c, this.rules)).filter((c) => c);
           const start = squashText(splitTemplate(toSlots(error.template))[0][0], this.rules);
-          if (shown.length >= this.rules.cutMessageLeast && start.startsWith(shown)) {
+          if (literals.length && holdsInOrder(shown, literals)) {
+            // the whole message behind words another program put before it (match.py)
+            const matched = literals.reduce((n, c) => n + c.length, 0);
+            results.set(number, new Match(this.rules, error, {
+              start: last[0], inLast: true, frame: true, exceptionAgrees: true, matched, coverage: 1,
+            }));
+          } else if (shown.length >= this.rules.cutMessageLeast && start.startsWith(shown)) {
             const literal = squashText(toSlots(error.template).replace(this.rules.hole, ""), this.rules).length;
             results.set(number, new Match(this.rules, error, {
               start: last[0], inLast: true, frame: true, matched: shown.length, coverage: shown.length / Math.max(1, literal),
@@ -1845,6 +1856,25 @@
         }
       }
     }
+  }
+
+  /** _on_a_native_log_line(): whether start lies after the header of a line a native library logged. */
+  function onANativeLogLine(cleaned, start, rules) {
+    const pattern = rules.nativeLogLine;
+    pattern.lastIndex = start > 0 ? cleaned.lastIndexOf("\n", start - 1) + 1 : 0;
+    const header = pattern.exec(cleaned);
+    return header !== null && header.index + header[0].length <= start;
+  }
+
+  /** _holds_in_order(): whether text holds each chunk, one after the other. */
+  function holdsInOrder(text, chunks) {
+    let pos = 0;
+    for (const chunk of chunks) {
+      const at = text.indexOf(chunk, pos);
+      if (at === -1) return false;
+      pos = at + chunk.length;
+    }
+    return true;
   }
 
   /** _cut_message(): the squashed message of the `SomeError: message` line at position. */
