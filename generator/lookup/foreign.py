@@ -334,8 +334,9 @@ UNMATCHED_LINE_ID = "message-not-in-vllm"
 UNMATCHED_LINE_REASON = "no message of vLLM's, in any release covered, reads like its last error line: another program printed it"
 UNMATCHED_LINE_SOURCE = "another program"
 # What makes a line an error report: an exception type's ending, words that report a failure
-# ("error", "failed", "cannot", "not found", "Permission denied", "undefined symbol"...), or
-# glog's E and F severities. ASCII classes: the browser reads the same.
+# ("error", "failed", "cannot", "not found", "not ready", "Permission denied", "undefined
+# symbol"...), glog's E and F severities, or another program's logger warning. ASCII
+# classes: the browser reads the same.
 ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_])(?:error|ERROR|failed|Failed|FAILED|fatal|Fatal|FATAL"
                         r"|timed out|undefined symbol|Symbol not found|No module named|cannot import name|Permission denied"
                         r"|Segmentation fault|core dumped|out of resource|[Nn]ot [Ff]ound|[Uu]nable to|[Cc]annot|[Cc]ould not"

@@ -995,8 +995,9 @@ class Matcher:
                 # the paste stops inside the message ("RuntimeError: Engine process faile"):
                 # the frame and the start of the message agree
                 shown = "" if at_the_end else _cut_message(cleaned, last[0])  # a raise's code line is no message
-                literals = [c for c in map(squash_text, split_template(error.template)[0]) if c]
-                start = squash_text(split_template(error.template)[0][0])
+                parts = split_template(error.template)[0]
+                literals = [c for c in map(squash_text, parts) if c]
+                start = squash_text(parts[0])
                 if literals and _holds_in_order(shown, literals):
                     # the whole message behind words that another program put before it
                     # ("RuntimeError: [address=10.0.0.1:4, pid=432] NCCL error: ..."): a

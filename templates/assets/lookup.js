@@ -1837,8 +1837,9 @@
         } else {
           // the paste stops inside the message: the frame and the start of the message agree
           const shown = atTheEnd ? "" : cutMessage(cleaned, last[0], this.rules); // a raise's code line is no message
-          const literals = splitTemplate(toSlots(error.template))[0].map((c) => squashText(c, this.rules)).filter((c) => c);
-          const start = squashText(splitTemplate(toSlots(error.template))[0][0], this.rules);
+          const parts = splitTemplate(toSlots(error.template))[0];
+          const literals = parts.map((c) => squashText(c, this.rules)).filter((c) => c);
+          const start = squashText(parts[0], this.rules);
           if (literals.length && holdsInOrder(shown, literals)) {
             // the whole message behind words another program put before it (match.py)
             const matched = literals.reduce((n, c) => n + c.length, 0);
