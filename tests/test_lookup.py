@@ -445,6 +445,8 @@ def test_a_paste_that_stops_at_the_raise_line_is_read_as_that_raise():
     assert top(m, paste) == "e0"
     assert top(m, paste.replace("raise NotImplementedError", "raise ValueError(msg)")) is None  # another type
     assert top(m, paste + "and then the user's own words\n") is None  # the raise is not where the paste stops
+    # a blog made the frame's quotes typographic
+    assert top(m, paste.replace('File "', "File \u201c").replace('.py", line', ".py\u201c, line")) == "e0"
 
 
 def test_a_paste_that_stops_at_a_raise_with_a_message_is_that_raise_when_its_function_raises_one_problem():
@@ -471,18 +473,6 @@ def test_a_paste_that_stops_at_a_raise_with_a_message_is_that_raise_when_its_fun
     assert m.lookup(paste + "vllm.v1.engine.exceptions.Other")[0] == []  # the line below starts no such type
     # two problems raised with that type there: the frame names neither
     assert m.lookup(paste.replace("raise EngineDeadError()", "raise ValueError(msg)"))[0] == []
-
-
-def test_a_paste_whose_frame_quotes_are_typographic_stops_at_its_raise():
-    from generator.lookup.match import LookupError_, Matcher
-
-    errors = [LookupError_("e0", "NotImplementedError", "", "NotImplementedError", "", ["v1"],
-                           [{"path": "vllm/model_executor/layers/quantization/base_config.py", "line": 55,
-                             "function": "QuantizeMethodBase.tie_weights"}])]
-    m = Matcher(errors, [[]])
-    paste = ("  File \u201c/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/quantization/base_config.py\u201c, "
-             "line 55, in tie_weights\n    raise NotImplementedError\n")
-    assert top(m, paste) == "e0"
 
 
 def test_a_value_in_typographic_quotes_ends_the_message():

@@ -155,10 +155,13 @@ def split_access_records(line: str) -> list[str]:
         return [line]
     cuts = [m.start(1) for m in FLAT_ACCESS_RECORD.finditer(line) if without_prefixes(line[: m.start(1)]).strip()]
     cuts += [m.end() for m in ACCESS_RECORD.finditer(line) if line[m.end():].strip()]
-    if not cuts:
-        return [line]
-    cuts = [0, *sorted(set(cuts)), len(line)]
-    return [line[a:b].rstrip() for a, b in zip(cuts, cuts[1:]) if line[a:b].strip()]
+    return _cut_at(line, cuts) if cuts else [line]
+
+
+def _cut_at(line: str, cuts: list[int]) -> list[str]:
+    """``line`` cut at each position of ``cuts``, blank pieces dropped, each right-stripped."""
+    bounds = [0, *sorted(set(cuts)), len(line)]
+    return [line[a:b].rstrip() for a, b in zip(bounds, bounds[1:]) if line[a:b].strip()]
 
 
 def split_records(line: str) -> list[str]:
@@ -166,8 +169,7 @@ def split_records(line: str) -> list[str]:
     starts = [m.start() for m in RECORD_START.finditer(line)]
     if len(starts) < 2:
         return [line]
-    cuts = [0, *(n for n in starts if n > 0), len(line)]
-    return [line[a:b].rstrip() for a, b in zip(cuts, cuts[1:]) if line[a:b].strip()]
+    return _cut_at(line, [n for n in starts if n > 0])
 
 
 # A traceback whose line breaks a page or a title dropped ('File "a.py", line 3, in f x = g()
@@ -192,8 +194,7 @@ def split_traceback(line: str) -> list[str]:
         return [line]
     cuts = [m.start() for m in found if line[: m.start()].strip()]
     cuts += [m.start(1) for m in (exception, *FLAT_ACCESS_RECORD.finditer(line, found[-1].end())) if m is not None]
-    cuts = [0, *sorted(set(cuts)), len(line)]
-    return [line[a:b].rstrip() for a, b in zip(cuts, cuts[1:]) if line[a:b].strip()]
+    return _cut_at(line, cuts)
 
 
 def _without_shared_prefix(lines: list[str]) -> list[str]:

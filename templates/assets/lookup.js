@@ -779,11 +779,16 @@
   function splitRecords(line, rules) {
     const starts = [...line.matchAll(rules.recordStart)].map((m) => m.index);
     if (starts.length < 2) return [line];
-    const cuts = [0, ...starts.filter((n) => n > 0), line.length];
+    return cutAt(line, starts.filter((n) => n > 0));
+  }
+
+  /** clean.py _cut_at(): the line cut at each position, blank pieces dropped, each right-stripped. */
+  function cutAt(line, cuts) {
+    const bounds = [0, ...[...new Set(cuts)].sort((a, b) => a - b), line.length];
     const parts = [];
-    for (let i = 0; i + 1 < cuts.length; i++) {
-      const part = line.slice(cuts[i], cuts[i + 1]);
-      if (part.trim()) parts.push(part.replace(/\s+$/, ""));
+    for (let i = 0; i + 1 < bounds.length; i++) {
+      const part = line.slice(bounds[i], bounds[i + 1]);
+      if (pyStrip(part)) parts.push(part.replace(PY_SPACE_TAIL, ""));
     }
     return parts;
   }
@@ -810,14 +815,7 @@
       const end = m.index + m[0].length;
       if (pyStrip(line.slice(end))) cuts.push(end);
     }
-    if (!cuts.length) return [line];
-    const sorted = [0, ...[...new Set(cuts)].sort((a, b) => a - b), line.length];
-    const parts = [];
-    for (let i = 0; i + 1 < sorted.length; i++) {
-      const part = line.slice(sorted[i], sorted[i + 1]);
-      if (pyStrip(part)) parts.push(part.replace(PY_SPACE_TAIL, ""));
-    }
-    return parts;
+    return cuts.length ? cutAt(line, cuts) : [line];
   }
 
   /** clean.py split_traceback(): a line cut back into the lines of the traceback it holds run together. */
@@ -841,13 +839,7 @@
     const cuts = found.filter((m) => pyStrip(line.slice(0, m.index))).map((m) => m.index);
     if (exceptions.length) cuts.push(exceptions[0]);
     cuts.push(...after(rules.flatAccessRecord));
-    const sorted = [0, ...[...new Set(cuts)].sort((a, b) => a - b), line.length];
-    const parts = [];
-    for (let i = 0; i + 1 < sorted.length; i++) {
-      const part = line.slice(sorted[i], sorted[i + 1]);
-      if (pyStrip(part)) parts.push(part.replace(PY_SPACE_TAIL, ""));
-    }
-    return parts;
+    return cutAt(line, cuts);
   }
 
   function compileRules(rules) {
