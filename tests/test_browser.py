@@ -137,6 +137,17 @@ CLEAN_CASES = [
     'ValueError: boom (APIServer pid=1) INFO:     10.0.0.1:5 - "POST /v1/rerank HTTP/1.1" 500 Internal Server Error '
     'INFO 09-11 06:30:05 [__init__.py:241] chatter\u3000INFO:     [1.2.3.4:5](http://x/) - "GET /health HTTP/1.1" 200 OK \U0001f680 x',
     'vllm-1  | INFO:     1.2.3.4:5 - "POST /v1/x HTTP/1.1" 200 OK\n\u00a0INFO:   a - "GET / HTTP/1.0" 404 Not Found\u2028tail',
+    # a terminal's cuts at 40 columns (an astral character counts one), not before a record,
+    # an exception line, or a whole frame's code line
+    "ERROR 11-04 18:02:56 [a.py:1] \U0001f680 Casting \ntorch.bfloat16 to torch.float16 because \n"
+    'ImportError("x") ortError(y) was seen\nValueError: next one here and there and \nmore words to fill\n'
+    '  File "/x/vllm/a.py", line 3, in ffffff\n    g()\nRuntimeError: ortError: end\u3000 and more words to f\nill',
+    # process tags and a raise's code line run together: cut back into lines
+    "(APIServer pid=4) ValueError: a\u00a0(APIServer pid=4) b (APIServer pid=4)(EngineCore_DP0 pid=5)  ERROR 11-04 18:02:56 [a.py:1] x (pid=3) y",
+    '  raise RuntimeError(f"NCCL error: {e}")\u3000RuntimeError: NCCL error: x \U0001f680ValueError: y',
+    # docker's json-file log lines: each its "log" value
+    '{"log":"ERROR 11-04 18:02:56 [a.py:1] \\"x\\" \\u00e9\\ud83d\\ude80 $1 \\\\n\\r\\n","stream":"stderr","time":"2025-03-06T11:03:52Z"}'
+    '{"log":"b\\n","stream":"stdout","time":"t"}\n{"log":"c","stream":"x","time":"t"}',
     # a frame's quotes made typographic; curly quotes elsewhere kept
     "File \u201c/x/vllm/\U0001f680.py\u201d, line 3, in f\n  raise X\nsaid \u201chi\u201d File \u201ca\u201d, line x",
 ]

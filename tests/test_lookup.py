@@ -96,7 +96,7 @@ def test_an_access_log_record_run_into_other_text_is_cut_out_of_it():
     before it and the records after it are kept (the whole line was read as the record)."""
     flat = ('ValueError: boom (APIServer pid=1) INFO:     10.0.0.1:5 - "POST /v1/rerank HTTP/1.1" 500 Internal Server Error '
             'INFO 09-11 06:30:05 [__init__.py:241] Automatically detected platform cuda.')
-    assert clean_paste(flat) == 'ValueError: boom (APIServer pid=1)\n"POST /v1/rerank HTTP/1.1" 500'
+    assert clean_paste(flat) == 'ValueError: boom\n"POST /v1/rerank HTTP/1.1" 500'
     newest_first = ('INFO:     1.2.3.4:36818 - "POST /v1/chat/completions HTTP/1.1" 200 OK 2026-05-08 17:45:53.145 '
                     "ValueError: boom")
     assert clean_paste(newest_first) == "ValueError: boom"
@@ -108,12 +108,50 @@ def test_an_access_log_record_run_into_other_text_is_cut_out_of_it():
     assert clean_paste(alone) == '"POST /v1/chat/completions HTTP/1.1" 400'
 
 
+def test_process_tags_and_a_raise_line_run_together_are_cut_back_into_lines():
+    """A page that dropped a log's line breaks: each process tag starts a line again, and a
+    raise's code line is cut from the exception after it."""
+    flat = ("(APIServer pid=4) ValueError: Invalid repository ID. (APIServer pid=4) Please verify "
+            "(APIServer pid=4) (EngineCore pid=5) ERROR 11-04 18:02:56 [a.py:1] x (pid=3) y")
+    assert clean_paste(flat) == "ValueError: Invalid repository ID.\nPlease verify\nx (pid=3) y"
+    assert clean_paste("(APIServer pid=4) (EngineCore pid=5) ValueError: one") == "ValueError: one"
+    code = 'raise RuntimeError(f"NCCL error: {error_str}") RuntimeError: NCCL error: unhandled system error'
+    assert clean_paste(code) == 'raise RuntimeError(f"NCCL error: {error_str}")\nRuntimeError: NCCL error: unhandled system error'
+    assert clean_paste("raise ValueError(x) because of y") == "raise ValueError(x) because of y"
+
+
 def test_a_frame_with_typographic_quotes_is_read_as_a_frame():
     """A blog or a word processor turns a frame's double quotes into curly ones."""
     assert clean_paste("File \u201c/x/vllm/a.py\u201d, line 3, in f\n  g()") == 'File "/x/vllm/a.py", line 3, in f\n  g()'
     assert clean_paste("File \u201c/x/vllm/a.py\u201c, line 3, in f") == 'File "/x/vllm/a.py", line 3, in f'
     # curly quotes elsewhere stay (squashing folds them), and so does a file name that is no frame's
     assert clean_paste("said \u201chi\u201d File \u201ca\u201d here") == "said \u201chi\u201d File \u201ca\u201d here"
+
+
+def test_lines_a_terminal_cut_at_its_width_are_joined_again():
+    """tmux's copy mode keeps the cuts a terminal made at its width: the message is whole again."""
+    whole = ["WARNING 08-15 21:06:16 config.py:1514] Casting torch.bfloat16 to torch.float16.",
+             "WARNING 08-15 21:06:17 _custom_ops.py:14] Failed to import from vllm._C with ImportError('x')"]
+    cut = "\n".join(line[i:i + 60] for line in whole for i in range(0, len(line), 60))
+    assert clean_paste(cut) == "Casting torch.bfloat16 to torch.float16.\nFailed to import from vllm._C with ImportError('x')"
+    # a record, an exception line or a whole frame's code line starts a line of its own
+    frame = '  File "/x/vllm/a.py", line 3, in ffffff'
+    kept = "\n".join([frame, "    g()", "ValueError: one two three four five six s", "ValueError: next"])
+    assert clean_paste(kept) == kept
+    # workers' records of one length are no cut lines
+    workers = "\n".join(f"(Worker pid={n}) WARNING 06-21 23:52:54 [a.py:2] min_p won't work." for n in range(3))
+    assert clean_paste(workers) == "\n".join(["min_p won't work."] * 3)
+    # one line at the longest length is no evidence of a cut
+    assert clean_paste("a" * 45 + "\nb") == "a" * 45 + "\nb"
+
+
+def test_a_docker_json_file_log_line_is_its_log_value():
+    """/var/lib/docker/containers/*/*-json.log keeps each line as JSON: the line is its "log"."""
+    lines = ['WARNING 08-15 21:06:16 config.py:1514] Casting torch.bfloat16 to "torch.float16".', '  File "/x.py", line 3, in f']
+    logged = "\n".join('{"log":' + json.dumps(line + "\n") + ',"stream":"stderr","time":"2025-03-06T11:03:52.1Z"}' for line in lines)
+    assert clean_paste(logged) == 'Casting torch.bfloat16 to "torch.float16".\n  File "/x.py", line 3, in f'
+    # another JSON body is left to the JSON escapes
+    assert clean_paste('{"log":"a\\n","stream":"other"}') == '{"log":"a\n","stream":"other"}'
 
 
 def test_html_entities_and_json_escapes():
@@ -1203,3 +1241,36 @@ def test_a_quote_that_opens_a_word_does_not_end_the_message():
     assert [m.verdict for m in matcher.lookup(paste)[0]] in ([], ["partial"])
     (quoted,), _ = matcher.lookup("{'error': {'message': 'The environment variable', 'type': 'BadRequestError'}}")
     assert quoted.error.id == "a000000000000007"
+
+
+def test_of_two_messages_squashed_alike_the_one_spaced_as_the_paste_comes_first():
+    """The Mooncake KV connector says "Transfer Engine", its encoder-cache twin "TransferEngine":
+    squashing reads both alike, the paste's spacing tells them apart (full stop or not)."""
+    matcher = _one_release_matcher(
+        ("a000000000000005", "RuntimeError", "Mooncake TransferEngine initialization failed.", "raise"),
+        ("b000000000000005", "RuntimeError", "Mooncake Transfer Engine initialization failed.", "raise"))
+    for paste, first in (("RuntimeError: Mooncake Transfer Engine initialization failed", "b000000000000005"),
+                         ("RuntimeError: Mooncake TransferEngine initialization failed.", "a000000000000005")):
+        matches, _ = matcher.lookup(paste)
+        assert [m.error.id for m in matches][0] == first, paste
+
+
+def test_of_two_problems_worded_alike_the_one_the_pin_still_raises_comes_first():
+    """A cut paste of a message two problems share: the one whose lineage reaches the pin (its
+    wording later grew a sentence) comes before one a later release dropped, though that one
+    was raised more recently under its own id."""
+    from generator.history.lineage import Link
+    from generator.lookup.index import compact_index, matcher_from_index
+
+    def error(id_, exception, template):
+        site = {"path": "vllm/p.py", "line": 5, "function": "f", "template": template}
+        return {"id": id_, "exception": exception, "template": template, "has_message": True, "sites": [site]}
+
+    kept = error("a000000000000006", "RuntimeError", "Expected {n} placeholders, found {m}. See the processor.")
+    dropped = error("b000000000000006", "RuntimeError", "Expected {n} placeholders, found {m}. See the templates.")
+    grown = error("c000000000000006", "RuntimeError", "Expected {n} placeholders, found {m}. See the processor, or else.")
+    releases = [{"revision": "v1", "errors": [kept, dropped]}, {"revision": "v2", "errors": [dropped]},
+                {"revision": "v3", "errors": [grown]}]
+    index = compact_index(releases, links=[Link("a000000000000006", "c000000000000006", "reworded", 0.9, "v1", "v3")])
+    matches, _ = matcher_from_index(index).lookup("Expected 2 placeholders, found 0.", top=2)
+    assert [m.to_json()["current"]["id"] for m in matches] == ["c000000000000006", "b000000000000006"]

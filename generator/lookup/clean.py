@@ -52,20 +52,45 @@ LINE_PREFIXES = [
 ]
 
 
+# Docker's json-file log driver (and Kubernetes log collectors after it) keeps each line as
+# {"log":"...\n","stream":"stderr","time":"..."}: the line is its "log" value less its line
+# break, still escaped (the JSON escapes are undone after).
+DOCKER_JSON_LOG = re.compile(r'\{"log":"((?:[^"\\\n]|\\.)*?)(?:\\r)?(?:\\n)?","stream":"(?:stdout|stderr)","time":"[^"\n]*"\}')
+
+
 # A traceback frame whose double quotes a blog or a word processor made typographic
 # ('File “/x/vllm/config.py”, line 5, in f'): its quotes made straight again, so that it is
 # read as a frame (the squashed message folds quote styles anyway).
 TYPOGRAPHIC_FRAME = re.compile(r'File [\u201c\u201d\u201e]([^\u201c\u201d"\n]+)[\u201c\u201d], line')
 
 
-# A log record's start: vLLM's header, after a process's "(EngineCore_DP0 pid=316) " if any.
+# A log record's start: vLLM's header, after a process's "(EngineCore_DP0 pid=316) " if any,
+# or such processes' names alone ("(APIServer pid=1) (EngineCore pid=2) ").
 # A web page that drops a log's line breaks runs its records together on one line
 # ("... line 162, in all_reduce ERROR 11-04 18:02:56 [executor.py:597] self.nccl..."); a
 # line with two or more is cut back into records before each one.
+_PROCESS = r"\((?:[\w.:-]+\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)"
 RECORD_START = re.compile(
-    r"(?:\((?:[\w.:-]+\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)\s*)?\b(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+"
+    r"(?:" + _PROCESS + r"\s*)*\b(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+"
     r"\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\[[^\]\s]+:\d+\]|[\w./-]+:\d+\])"
+    r"|(?:" + _PROCESS.replace("*pid", "+pid") + r"\s*)+"
 )
+
+
+# A terminal that cut every line at its width and a copy that kept the cuts (tmux's copy
+# mode, a screen's scrollback): "...Casting torch.bfloat1" / "6 to torch.float16." A paste
+# is read as cut at width W when W, its longest line's length, is at least HARD_WRAP_WIDTH and
+# HARD_WRAP_LINES distinct lines have it; then each such line is joined to the next, unless
+# that one starts a line of its own (NEW_LINE) or the cut one is a whole frame whose code line
+# follows. A log several workers wrote has lines of one length too, each followed by a record.
+HARD_WRAP_WIDTH = 40
+HARD_WRAP_LINES = 2
+NEW_LINE = re.compile(
+    r'\s*(?:Traceback \(most recent call last\)|File "|During handling of|The above exception'
+    r"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning|Exit|Interrupt)(?::|$))"
+)
+WHOLE_FRAME = re.compile(r'\s*File "[^"\n]+", line \d+, in [\w<>.]+$')
+CODE_LINE = re.compile(r"\s+\S")  # indented
 
 
 # A short prefix that a launcher or a log collector puts before every line ("0] " from
@@ -112,6 +137,7 @@ def clean_paste(text: str) -> str:
     text = CONTROL.sub("", text)
     if "&" in text:
         text = unescape_html(text)
+    text = DOCKER_JSON_LOG.sub(r"\1", text)
     for _ in range(UNESCAPE_ROUNDS):
         if "\\" not in text:
             break
@@ -120,7 +146,7 @@ def clean_paste(text: str) -> str:
     text = _SURROGATES.sub(_join_surrogates, text)
     text = TYPOGRAPHIC_FRAME.sub(r'File "\1", line', text)
     lines = []
-    for raw in (record for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for raw in (record for line in join_hard_wraps(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
                 for piece in split_records(line) for part in split_access_records(piece)
                 for record in split_traceback(part)):
         line = without_prefixes(raw)
@@ -133,6 +159,27 @@ def clean_paste(text: str) -> str:
             continue  # an INFO or DEBUG log line: vLLM never reports a raised error there
         lines.append(line)
     return "\n".join(_without_shared_prefix(lines))
+
+
+def join_hard_wraps(lines: list[str]) -> list[str]:
+    """``lines`` with the lines a terminal cut at its width joined again (``HARD_WRAP_WIDTH``)."""
+    width = max(map(len, lines), default=0)
+    if width < HARD_WRAP_WIDTH or len({line for line in lines if len(line) == width}) < HARD_WRAP_LINES:
+        return lines
+    joined = [lines[0]]
+    cut = len(lines[0]) == width
+    for line in lines[1:]:
+        if cut and not _starts_own_line(line) and not (WHOLE_FRAME.match(joined[-1]) and CODE_LINE.match(line)):
+            joined[-1] += line
+        else:
+            joined.append(line)
+        cut = len(line) == width
+    return joined
+
+
+def _starts_own_line(line: str) -> bool:
+    return (NEW_LINE.match(line) is not None or RECORD_START.match(line) is not None
+            or any(p.match(line) for p in LINE_PREFIXES[:-1]))  # a quote's "> " may be cut text
 
 
 def without_prefixes(line: str) -> str:
@@ -180,7 +227,8 @@ def split_records(line: str) -> list[str]:
 # before an HTTP server's access log record run into it.
 FLAT_FRAME = re.compile(r'File "[^"\n]+", line \d+, in [\w<>.]+|Traceback \(most recent call last\):')
 FLAT_EXCEPTION = re.compile(r"\s((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt): )")
-FLAT_ACCESS_RECORD = re.compile(r"\s((?:INFO|WARNING|ERROR):\s+\S+ - " + _REQUEST + ")")
+FLAT_ACCESS_RECORD = re.compile(r"\s((?:INFO|WARNING|ERROR):\s+\S+ -\s?" + _REQUEST + ")")
+RAISE_CODE = re.compile(r"\s*raise [\w.]+\(")
 
 
 def split_traceback(line: str) -> list[str]:
@@ -188,7 +236,9 @@ def split_traceback(line: str) -> list[str]:
     found = list(FLAT_FRAME.finditer(line))
     frames = sum(1 for m in found if m.group(0).startswith("File"))
     if not frames:
-        return [line]
+        code = RAISE_CODE.match(line)  # a raise's code line and its exception: 'raise X(e) X: e'
+        exception = code and FLAT_EXCEPTION.search(line, code.end())
+        return _cut_at(line, [exception.start(1)]) if exception else [line]
     exception = FLAT_EXCEPTION.search(line, found[-1].end())
     if frames < 2 and exception is None:
         return [line]

@@ -99,6 +99,8 @@ def rules() -> dict:
         # patterns, in Python syntax
         "line_prefixes": [_source(p) for p in clean.LINE_PREFIXES],
         "shared_prefix_share": clean.SHARED_PREFIX_SHARE,
+        "hard_wrap_width": clean.HARD_WRAP_WIDTH,
+        "hard_wrap_lines": clean.HARD_WRAP_LINES,
         "patterns": {
             "ansi": _source(clean.ANSI),
             "control": _source(clean.CONTROL),
@@ -107,8 +109,14 @@ def rules() -> dict:
             "record_start": _source(clean.RECORD_START),
             "flat_frame": _source(clean.FLAT_FRAME),
             "typographic_frame": _source(clean.TYPOGRAPHIC_FRAME),
+            "docker_json_log": _source(clean.DOCKER_JSON_LOG),
+            "new_line": _source(clean.NEW_LINE),
+            "whole_frame": _source(clean.WHOLE_FRAME),
+            "code_line": _source(clean.CODE_LINE),
             "flat_exception": _source(clean.FLAT_EXCEPTION),
             "flat_access_record": _source(clean.FLAT_ACCESS_RECORD),
+            "raise_code": _source(clean.RAISE_CODE),
+            "punctuation": _source(match.PUNCTUATION),
             "shared_prefix": _source(clean.SHARED_PREFIX),
             "chatter_keep": _source(clean.CHATTER_KEEP),
             "access_log": _source(clean.ACCESS_LOG),

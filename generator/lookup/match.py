@@ -169,6 +169,8 @@ class Match:
     coverage: float = 0.0  # matched / all literal characters of the template
     exception_agrees: bool = False  # "ValueError: <message>", or the last exception's type
     in_last: bool = False  # within the last exception of the paste
+    worded_alike: bool = False  # the paste spaces the template's words as it does (_worded_alike)
+    lineage_newest: int = -1  # the newest release of the problem it belongs to (set before ranking)
     frame: bool = False  # the last traceback frame is one of the error's sites
     end: int = 0  # where the match ends in the cleaned paste
     value_spans: list[tuple[int, int]] = field(default_factory=list)
@@ -199,8 +201,12 @@ class Match:
             self.matched - self.missing + AGREE_BONUS * (self.exception_agrees or self.frame) + FRAME_BONUS * self.frame,
             self.coverage,
             -self.holes,  # of two templates that fit alike, the one with fewer holes says more
+            self.worded_alike,
             self.in_last,
-            self.error.newest,  # the same message in several releases: the newest (the pin's) first
+            # the same message in several releases: the problem the pin still raises first, then
+            # the newest release's (a message a later release dropped loses to one it kept)
+            max(self.lineage_newest, self.error.newest),
+            self.error.newest,
         )
 
     def to_json(self) -> dict:
@@ -621,6 +627,9 @@ class Matcher:
                 for a, b in outer.value_spans
                 for inner in found
             )
+        for m in found:
+            key = self.groups.get(m.error.id, m.error.id)
+            m.lineage_newest = self.errors[self.number[key]].newest if key in self.number else m.error.newest
         ranked = _failure_before_its_report(_failure_before_warnings(sorted(found, key=lambda m: m.rank_key, reverse=True)))
         ranked = self._one_per_problem(ranked)
         raised_by = _raised_outside_vllm(cleaned, frames, last)
@@ -940,6 +949,7 @@ class Matcher:
             open_value=open_value,
             exception_agrees=exception_beside or (in_last and last[1].lower() == entry.exception),
             in_last=in_last,
+            worded_alike=_worded_alike(cleaned[origin[begin] : origin[end - 1] + 1], self.errors[entry.error].template),
         )
 
     @staticmethod
@@ -1181,6 +1191,24 @@ def _failure_before_its_report(ranked: list[Match]) -> list[Match]:
     if not earlier:
         return ranked
     return [earlier[0]] + [m for m in ranked if m is not earlier[0]]
+
+
+PUNCTUATION = re.compile(r"[^\w\s]")  # _worded_alike reads words only: a paste may drop a full stop
+
+
+def _worded_alike(text: str, template: str) -> bool:
+    """Whether ``text`` holds the template's literal words spaced as it does, in order:
+    squashing reads "Mooncake Transfer Engine" and "Mooncake TransferEngine" alike, and of two
+    such templates (two connectors' raises) the paste's spacing tells which one it is."""
+    spaced = " ".join(PUNCTUATION.sub("", text).split()).lower()
+    pos = 0
+    for part in split_template(template)[0]:
+        part = " ".join(PUNCTUATION.sub("", part).split()).lower()
+        found = spaced.find(part, pos)
+        if found < 0:
+            return False
+        pos = found + len(part)
+    return True
 
 
 def _same_case(shown: str, template: str) -> bool:

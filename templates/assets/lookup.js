@@ -776,6 +776,35 @@
    * patterns (Python syntax, flags inline) rewritten for JavaScript. Nothing here is a copy.
    */
   /** clean.split_records: ``line`` cut before each log record it holds, when it holds two or more. */
+  /** clean.py join_hard_wraps(): the lines a terminal cut at its width joined again. */
+  function joinHardWraps(lines, rules) {
+    let width = 0;
+    for (const line of lines) width = Math.max(width, line.length);
+    if (width < rules.hardWrapWidth || new Set(lines.filter((l) => l.length === width)).size < rules.hardWrapLines)
+      return lines;
+    const joined = [lines[0]];
+    let cut = lines[0].length === width;
+    for (const line of lines.slice(1)) {
+      if (cut && !startsOwnLine(line, rules) && !(atStart(rules.wholeFrame, joined[joined.length - 1]) && atStart(rules.codeLine, line)))
+        joined[joined.length - 1] += line;
+      else joined.push(line);
+      cut = line.length === width;
+    }
+    return joined;
+  }
+
+  function startsOwnLine(line, rules) {
+    // clean.py _starts_own_line(): a quote's "> " (the last prefix) may be cut text
+    return atStart(rules.newLine, line) || atStart(rules.recordStartAt, line) ||
+      rules.linePrefixes.slice(0, -1).some((p) => p.test(line));
+  }
+
+  /** Python's pattern.match(text): a sticky regex tried at 0. */
+  function atStart(sticky, text) {
+    sticky.lastIndex = 0;
+    return sticky.test(text);
+  }
+
   function splitRecords(line, rules) {
     const starts = [...line.matchAll(rules.recordStart)].map((m) => m.index);
     if (starts.length < 2) return [line];
@@ -822,7 +851,15 @@
   function splitTraceback(line, rules) {
     const found = [...line.matchAll(rules.flatFrame)];
     const frames = found.filter((m) => m[0].startsWith("File")).length;
-    if (!frames) return [line];
+    if (!frames) {
+      // a raise's code line and its exception: 'raise X(e) X: e'
+      rules.raiseCode.lastIndex = 0;
+      const code = rules.raiseCode.exec(line);
+      if (code === null) return [line];
+      rules.flatException.lastIndex = code[0].length;
+      const exception = rules.flatException.exec(line);
+      return exception === null ? [line] : cutAt(line, [exception.index + 1]);
+    }
     const lastEnd = found[found.length - 1].index + found[found.length - 1][0].length;
     const after = (pattern) => {
       pattern.lastIndex = lastEnd;
@@ -858,11 +895,20 @@
       sharedPrefixShare: rules.shared_prefix_share,
       chatter: pyRegex(patterns.chatter),
       recordStart: pyRegex(patterns.record_start, "", "g"),
+      recordStartAt: pyRegex(patterns.record_start, "", "y"),
+      hardWrapWidth: rules.hard_wrap_width,
+      hardWrapLines: rules.hard_wrap_lines,
+      newLine: pyRegex(patterns.new_line, "", "y"),
+      wholeFrame: pyRegex(patterns.whole_frame, "", "y"),
+      codeLine: pyRegex(patterns.code_line, "", "y"),
       flatFrame: pyRegex(patterns.flat_frame, "", "g"),
       typographicFrame: pyRegex(patterns.typographic_frame, "", "g"),
+      dockerJsonLog: pyRegex(patterns.docker_json_log, "", "g"),
       nativeLogLine: pyRegex(patterns.native_log_line, "", "y"),
       flatException: pyRegex(patterns.flat_exception, "", "g"),
       flatAccessRecord: pyRegex(patterns.flat_access_record, "", "g"),
+      raiseCode: pyRegex(patterns.raise_code, "", "y"),
+      punctuation: pyRegex(patterns.punctuation, "", "g"),
       chatterKeep: pyRegex(patterns.chatter_keep),
       accessLog: pyRegex(patterns.access_log),
       refusedRequest: pyRegex(patterns.refused_request),
@@ -956,6 +1002,8 @@
       this.coverage = fields.coverage || 0;
       this.exceptionAgrees = !!fields.exceptionAgrees;
       this.inLast = !!fields.inLast;
+      this.wordedAlike = !!fields.wordedAlike;
+      this.lineageNewest = -1; // set before ranking
       this.frame = !!fields.frame;
       this.end = fields.end || 0;
       this.valueSpans = fields.valueSpans || [];
@@ -983,8 +1031,11 @@
           this.rules.frameBonus * (this.frame ? 1 : 0),
         this.coverage,
         -this.holes, // of two templates that fit alike, the one with fewer holes says more
+        this.wordedAlike ? 1 : 0,
         this.inLast ? 1 : 0,
-        this.error.newest, // the same message in several releases: the newest (the pin's) first
+        // the same message in several releases: the problem the pin still raises first (match.py)
+        Math.max(this.lineageNewest, this.error.newest),
+        this.error.newest,
       ];
     }
 
@@ -1318,6 +1369,8 @@
     cleanRest(text) {
       const rules = this.rules;
       if (text.includes("&")) text = htmlUnescape(text);
+      // clean.py's DOCKER_JSON_LOG: a json-file log line is its "log" value
+      text = text.replace(rules.dockerJsonLog, "$1");
       for (let round = 0; round < rules.unescapeRounds; round++) {
         if (!text.includes("\\")) break;
         text = text.replace(rules.jsonEscape, jsonUnescape);
@@ -1327,7 +1380,7 @@
       text = text.replace(rules.typographicFrame, 'File "$1", line');
       const lines = [];
       const records = [];
-      for (const line of text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n"))
+      for (const line of joinHardWraps(text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n"), rules))
         for (const piece of splitRecords(line, rules))
           for (const part of splitAccessRecords(piece, rules)) records.push(...splitTraceback(part, rules));
       for (const raw of records) {
@@ -1594,6 +1647,10 @@
             && inner.score >= rules.sure && inner.coverage >= rules.sure),
         );
       }
+      for (const m of found) {
+        const key = this.groups.has(m.error.id) ? this.groups.get(m.error.id) : m.error.id;
+        m.lineageNewest = this.byId.has(key) ? this.byId.get(key).newest : m.error.newest;
+      }
       // sorted(reverse=True) is stable: equal keys keep their order
       let best = this.onePerProblem(
         failureBeforeItsReport(
@@ -1779,6 +1836,7 @@
         openValue,
         exceptionAgrees: exceptionBeside || (inLast && lowerSlots(last[1]) === entry.exception),
         inLast,
+        wordedAlike: wordedAlike(cleaned.slice(origin.get(begin), origin.get(end - 1) + 1), this.errors[entry.error].template, rules),
       });
     }
 
@@ -1857,6 +1915,19 @@
     pattern.lastIndex = start > 0 ? cleaned.lastIndexOf("\n", start - 1) + 1 : 0;
     const header = pattern.exec(cleaned);
     return header !== null && header.index + header[0].length <= start;
+  }
+
+  /** match.py _worded_alike(): whether text holds the template's literal words spaced as it does, in order. */
+  function wordedAlike(text, template, rules) {
+    const spaced = lowerSlots(pySplit(text.replace(rules.punctuation, "")).join(" "));
+    let pos = 0;
+    for (const segment of splitTemplate(toSlots(template))[0]) {
+      const part = lowerSlots(pySplit(segment.replace(rules.punctuation, "")).join(" "));
+      const found = spaced.indexOf(part, pos);
+      if (found < 0) return false;
+      pos = found + part.length;
+    }
+    return true;
   }
 
   /** _holds_in_order(): whether text holds each chunk, one after the other. */
