@@ -1196,14 +1196,19 @@ def _failure_before_its_report(ranked: list[Match]) -> list[Match]:
 PUNCTUATION = re.compile(r"[^\w\s]")  # _worded_alike reads words only: a paste may drop a full stop
 
 
+@functools.lru_cache(maxsize=4096)
+def _literal_words(template: str) -> tuple[str, ...]:
+    """The template's literal parts as _worded_alike compares them: words only, one space apart."""
+    return tuple(" ".join(PUNCTUATION.sub("", part).split()).lower() for part in split_template(template)[0])
+
+
 def _worded_alike(text: str, template: str) -> bool:
     """Whether ``text`` holds the template's literal words spaced as it does, in order:
     squashing reads "Mooncake Transfer Engine" and "Mooncake TransferEngine" alike, and of two
     such templates (two connectors' raises) the paste's spacing tells which one it is."""
     spaced = " ".join(PUNCTUATION.sub("", text).split()).lower()
     pos = 0
-    for part in split_template(template)[0]:
-        part = " ".join(PUNCTUATION.sub("", part).split()).lower()
+    for part in _literal_words(template):
         found = spaced.find(part, pos)
         if found < 0:
             return False
