@@ -418,6 +418,8 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
                   "INFO loading\n[info] Connection to RPC socket failed for endpoint kv-rpc:9600 with ret = IOError: getaddrinfo() failed",
                   "helm upgrade vllm ./chart\nthe chart repository at charts.example.org could not be reached",
                   "Ray cluster status: 1/2 nodes alive.\nCluster is NOT ready.",
+                  "Timed out after 30 seconds waiting for the model server to come up",
+                  "404 The model `llama3.1-405b` does not exist or you do not have access to it.",
                   "[WARNING:swift] max_model_len(40960) - num_tokens(118444) < max_tokens(1024). Setting max_tokens: -77484"):
         matches, foreign = m.lookup(paste)
         assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["role"] == "answer", paste

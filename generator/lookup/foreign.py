@@ -334,11 +334,11 @@ UNMATCHED_LINE_ID = "message-not-in-vllm"
 UNMATCHED_LINE_REASON = "no message of vLLM's, in any release covered, reads like its last error line: another program printed it"
 UNMATCHED_LINE_SOURCE = "another program"
 # What makes a line an error report: an exception type's ending, words that report a failure
-# ("error", "failed", "cannot", "not found", "not ready", "Permission denied", "undefined
-# symbol"...), glog's E and F severities, or another program's logger warning. ASCII
+# ("error", "failed", "cannot", "not found", "does not exist", "timed out", "not ready",
+# "Permission denied", "undefined symbol"...), glog's E and F severities, or another program's logger warning. ASCII
 # classes: the browser reads the same.
 ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_])(?:error|ERROR|failed|Failed|FAILED|fatal|Fatal|FATAL"
-                        r"|timed out|undefined symbol|Symbol not found|No module named|cannot import name|Permission denied"
+                        r"|[Tt]imed out|does not exist|undefined symbol|Symbol not found|No module named|cannot import name|Permission denied"
                         r"|Segmentation fault|core dumped|out of resource|[Nn]ot [Ff]ound|[Uu]nable to|[Cc]annot|[Cc]ould not"
                         r"|[Ii]nvalid|[Uu]nsupported|[Rr]efused|[Aa]borted|Killed|[Nn]ot [Rr]eady|NOT [Rr]eady|NOT READY)(?![A-Za-z0-9_])|^[EF][0-9]{4} [0-9]{2}:[0-9]{2}"
                         # another program's logger warning in its own header ("[WARNING:swift] ...")

@@ -1917,12 +1917,22 @@
     return header !== null && header.index + header[0].length <= start;
   }
 
+  /** match.py _literal_words(): a template's literal parts, words only, one space apart (cut once per template). */
+  const literalWordsOf = new Map();
+  function literalWords(template, rules) {
+    let words = literalWordsOf.get(template);
+    if (words === undefined) {
+      words = splitTemplate(toSlots(template))[0].map((segment) => lowerSlots(pySplit(segment.replace(rules.punctuation, "")).join(" ")));
+      literalWordsOf.set(template, words);
+    }
+    return words;
+  }
+
   /** match.py _worded_alike(): whether text holds the template's literal words spaced as it does, in order. */
   function wordedAlike(text, template, rules) {
     const spaced = lowerSlots(pySplit(text.replace(rules.punctuation, "")).join(" "));
     let pos = 0;
-    for (const segment of splitTemplate(toSlots(template))[0]) {
-      const part = lowerSlots(pySplit(segment.replace(rules.punctuation, "")).join(" "));
+    for (const part of literalWords(template, rules)) {
       const found = spaced.indexOf(part, pos);
       if (found < 0) return false;
       pos = found + part.length;
