@@ -70,10 +70,11 @@ TYPOGRAPHIC_FRAME = re.compile(r'File [\u201c\u201d\u201e]([^\u201c\u201d"\n]+)[
 # ("... line 162, in all_reduce ERROR 11-04 18:02:56 [executor.py:597] self.nccl..."); a
 # line with two or more is cut back into records before each one.
 _PROCESS = r"\((?:[\w.:-]+\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)"
+_NAMED_PROCESS = r"\((?:[\w.:-]+\s+)+pid=\d+(?:,\s*ip=[\w.:]+)?\)"  # alone, a tag needs its name: "(pid=3)" may be text
 RECORD_START = re.compile(
     r"(?:" + _PROCESS + r"\s*)*\b(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+"
     r"\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\[[^\]\s]+:\d+\]|[\w./-]+:\d+\])"
-    r"|(?:" + _PROCESS.replace("*pid", "+pid") + r"\s*)+"
+    r"|(?:" + _NAMED_PROCESS + r"\s*)+"
 )
 
 
