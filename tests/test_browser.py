@@ -148,6 +148,7 @@ CLEAN_CASES = [
     # docker's json-file log lines: each its "log" value
     '{"log":"ERROR 11-04 18:02:56 [a.py:1] \\"x\\" \\u00e9\\ud83d\\ude80 $1 \\\\n\\r\\n","stream":"stderr","time":"2025-03-06T11:03:52Z"}'
     '{"log":"b\\n","stream":"stdout","time":"t"}\n{"log":"c","stream":"x","time":"t"}',
+    'ImportError: x INFO: 1.2.3.4:0 -"POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error \u3000tail',
     # a frame's quotes made typographic; curly quotes elsewhere kept
     "File \u201c/x/vllm/\U0001f680.py\u201d, line 3, in f\n  raise X\nsaid \u201chi\u201d File \u201ca\u201d, line x",
 ]

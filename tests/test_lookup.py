@@ -103,6 +103,9 @@ def test_an_access_log_record_run_into_other_text_is_cut_out_of_it():
     linked = ('INFO:     [127.0.0.1:34172](http://127.0.0.1:34172/) - "POST /v1/embeddings HTTP/1.1" 500 Internal Server Error '
               "ERROR 11-20 19:56:18 engine.py:135] RuntimeError(x)")
     assert clean_paste(linked) == '"POST /v1/embeddings HTTP/1.1" 500\nRuntimeError(x)'
+    # a client address written against its request ('-"POST', no space) is a record too
+    squeezed = 'ImportError: please install vllm[video] INFO: 172.16.50.151:0 -"POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error'
+    assert clean_paste(squeezed) == 'ImportError: please install vllm[video]\n"POST /v1/chat/completions HTTP/1.1" 500'
     # a record alone on its line, behind prefixes, is the record as before
     alone = 'vllm-1  | (APIServer pid=1) INFO:     10.0.0.1:5 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request'
     assert clean_paste(alone) == '"POST /v1/chat/completions HTTP/1.1" 400'

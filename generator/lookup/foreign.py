@@ -335,8 +335,8 @@ UNMATCHED_LINE_REASON = "no message of vLLM's, in any release covered, reads lik
 UNMATCHED_LINE_SOURCE = "another program"
 # What makes a line an error report: an exception type's ending, words that report a failure
 # ("error", "failed", "cannot", "not found", "does not exist", "timed out", "not ready",
-# "Permission denied", "undefined symbol"...), glog's E and F severities, or another program's logger warning. ASCII
-# classes: the browser reads the same.
+# "Permission denied", "undefined symbol"...), glog's E and F severities, or another
+# program's logger warning. ASCII classes: the browser reads the same.
 ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_])(?:error|ERROR|failed|Failed|FAILED|fatal|Fatal|FATAL"
                         r"|[Tt]imed out|does not exist|undefined symbol|Symbol not found|No module named|cannot import name|Permission denied"
                         r"|Segmentation fault|core dumped|out of resource|[Nn]ot [Ff]ound|[Uu]nable to|[Cc]annot|[Cc]ould not"

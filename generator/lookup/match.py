@@ -628,8 +628,7 @@ class Matcher:
                 for inner in found
             )
         for m in found:
-            key = self.groups.get(m.error.id, m.error.id)
-            m.lineage_newest = self.errors[self.number[key]].newest if key in self.number else m.error.newest
+            m.lineage_newest = self._problem_of(m.error)[1].newest
         ranked = _failure_before_its_report(_failure_before_warnings(sorted(found, key=lambda m: m.rank_key, reverse=True)))
         ranked = self._one_per_problem(ranked)
         raised_by = _raised_outside_vllm(cleaned, frames, last)
@@ -726,16 +725,22 @@ class Matcher:
                 info["phase"], info["advice"] = phase
         return info
 
+    def _problem_of(self, error: LookupError_) -> tuple[str, LookupError_]:
+        """The key of the problem ``error`` belongs to (its lineage, its curated entry), and
+        that problem's current error."""
+        key = self.groups.get(error.id, error.id)
+        return key, self.errors[self.number[key]] if key in self.number else error
+
     def _one_per_problem(self, ranked: list[Match]) -> list[Match]:
         """One result per problem: the best match of each, showing the problem's current error."""
         seen: set[str] = set()
         out: list[Match] = []
         for m in ranked:
-            key = self.groups.get(m.error.id, m.error.id)
+            key, current = self._problem_of(m.error)
             if key in seen:
                 continue
             seen.add(key)
-            m.current = self.errors[self.number[key]] if key in self.number else m.error
+            m.current = current
             if self.revisions and m.error.newest == len(self.revisions) - 1:
                 m.current = m.error  # the pin raises what matched (one entry may hold several pin errors)
             m.also = [self.errors[n] for n in self.members.get(key, []) if self.errors[n].id != m.current.id]

@@ -1215,14 +1215,20 @@
       return { releases: revisions.filter((_, n) => (combined >> BigInt(n)) & 1n), of: revisions.length, last: revisions[revisions.length - 1], version, evidence: used };
     }
 
+    /** match.py _problem_of(): the key of the error's problem, and that problem's current error. */
+    problemOf(error) {
+      const key = this.groups.has(error.id) ? this.groups.get(error.id) : error.id;
+      return [key, this.byId.get(key) || error];
+    }
+
     onePerProblem(ranked) {
       const seen = new Set();
       const out = [];
       for (const m of ranked) {
-        const key = this.groups.has(m.error.id) ? this.groups.get(m.error.id) : m.error.id;
+        const [key, current] = this.problemOf(m.error);
         if (seen.has(key)) continue;
         seen.add(key);
-        m.current = this.byId.get(key) || m.error;
+        m.current = current;
         // the pin raises what matched (one entry may hold several pin errors): match.py does the same
         if (this.revisions.length && m.error.newest === this.revisions.length - 1) m.current = m.error;
         m.also = (this.members.get(key) || []).filter((e) => e.id !== m.current.id);
@@ -1647,10 +1653,7 @@
             && inner.score >= rules.sure && inner.coverage >= rules.sure),
         );
       }
-      for (const m of found) {
-        const key = this.groups.has(m.error.id) ? this.groups.get(m.error.id) : m.error.id;
-        m.lineageNewest = this.byId.has(key) ? this.byId.get(key).newest : m.error.newest;
-      }
+      for (const m of found) m.lineageNewest = this.problemOf(m.error)[1].newest;
       // sorted(reverse=True) is stable: equal keys keep their order
       let best = this.onePerProblem(
         failureBeforeItsReport(
