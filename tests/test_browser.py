@@ -98,6 +98,13 @@ EDGE_PASTES = {
         '  File "/usr/lib/python3/site-packages/vllm/worker/gpu_worker.py", line 200, in determine_available_memory\n'
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
     ),
+    # a pager's "^M" for each carriage return, and a log format with a pid where vLLM's has a date
+    "caret-m line ends under another log format": (
+        '2024-12-19 21:40:35 ERROR 56542 [async_llm_engine.py:64]   File "/opt/conda/lib/python3.8/site-packages/vllm/worker/model_runner_base.py", line 146, in _wrapper^M\n'
+        '2024-12-19 21:40:35 ERROR 56542 [async_llm_engine.py:64]     raise type(err)(f"Error in model execution: "^M\n'
+        "2024-12-19 21:40:35 ERROR 56542 [async_llm_engine.py:64] RuntimeError: Error in model execution: CUDA error: an illegal memory access was encountered^M"
+    ),
+    "another package's exception type": "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: MemoryStats is only supported for addressable PjRt devices.",
 }
 
 # Strings whose cleaning differs easily between Python and a naive port.

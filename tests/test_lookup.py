@@ -51,10 +51,17 @@ def top(matcher: Matcher, text: str) -> str | None:
         "2025-01-02 03:04:05,678 - ValueError: boom",
         "\x1b[1;31mValueError: boom\x1b[0m",
         "2025-06-05T16:30:08.123456789Z stderr F ValueError: boom",  # a container runtime's log file (CRI)
+        "2024-12-19 21:40:35 ERROR 56542 [async_llm_engine.py:64] ValueError: boom",  # another format: a pid, not a date
     ],
 )
 def test_log_prefixes_are_removed(line):
     assert clean_paste(line) == "ValueError: boom"
+
+
+def test_a_carriage_return_shown_as_caret_m_is_a_line_end():
+    """less, vim and cat -v show a CR as "^M": the line ends there; "^M" inside a line stays."""
+    assert clean_paste("raise X(^M\nValueError: boom^M") == "raise X(\nValueError: boom"
+    assert clean_paste("keys ^M and ^C") == "keys ^M and ^C"
 
 
 def test_a_prefix_on_most_lines_is_removed_and_a_repeated_message_kept():
@@ -320,7 +327,14 @@ def test_a_near_match_later_on_a_line_another_package_raised_is_not_vllms():
           "AttributeError: Model Qwen2_5_VLForConditionalGeneration does not support BitsAndBytes quantization yet.")
     matches, foreign = m.lookup(tb)
     assert matches == [] and foreign["source"] == "sglang" and foreign["role"] == "answer"
+    assert foreign["id"] == "exception-not-in-vllm" and "sglang's own code" in foreign["reason"]  # its page, and which package
     assert top(m, tb.replace("/sgl-workspace/sglang/python/sglang/srt/", "/opt/venv/lib/python3.12/site-packages/vllm/")) == "e0"
+
+
+def test_an_exception_type_of_another_package_links_the_page_for_exceptions_vllm_never_raises():
+    m = tiny_matcher(("RuntimeError", "Engine process failed to start. See stack trace for the root cause."))
+    matches, foreign = m.lookup("jax.errors.JaxRuntimeError: INVALID_ARGUMENT: MemoryStats is only supported for addressable PjRt devices.")
+    assert matches == [] and foreign["source"] == "jax" and foreign["id"] == "exception-not-in-vllm" and foreign["url"]
 
 
 def test_a_value_cut_at_the_lines_end_needs_the_message_to_open_there():
@@ -341,6 +355,7 @@ def test_a_vllm_line_that_calls_another_package_names_that_package():
           "RuntimeError: XLA device type not an accelerator.")
     matches, foreign = m.lookup(tb)
     assert matches == [] and foreign["source"] == "torch" and "tpu_model_runner.py, line 267" in foreign["reason"]
+    assert foreign["id"] == "exception-not-in-vllm"
     # a raise, or vLLM's own kernels through torch.ops, are no other package's
     assert m.lookup(tb.replace("generator = torch.Generator(device=self.device)", "raise RuntimeError(torch.Generator)"))[1] is None
     assert m.lookup(tb.replace("torch.Generator(device=self.device)", "torch.ops._C.rms_norm(out, x)"))[1] is None
@@ -423,7 +438,8 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
                   "Ray cluster status: 1/2 nodes alive.\nCluster is NOT ready.",
                   "Timed out after 30 seconds waiting for the model server to come up",
                   "404 The model `llama3.1-405b` does not exist or you do not have access to it.",
-                  "[WARNING:swift] max_model_len(40960) - num_tokens(118444) < max_tokens(1024). Setting max_tokens: -77484"):
+                  "[WARNING:swift] max_model_len(40960) - num_tokens(118444) < max_tokens(1024). Setting max_tokens: -77484",
+                  "16:53:24 - \u274c Crashed container in pod: vllm-standalone-llama-3-1b-845945945-dljsw"):
         matches, foreign = m.lookup(paste)
         assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["role"] == "answer", paste
         assert foreign["line"] == paste.split("\n")[-1].strip()  # the line judged, shown to say which

@@ -43,6 +43,9 @@ LINE_PREFIXES = [
         r"^\s*(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+"
         r"(?:\[[^\]\s]+:\d+\]|[\w./-]+:\d+\])\s?"
     ),
+    # another logging format's header: a level, a few fields (a process id, a thread), then the
+    # file and line: "ERROR 56542 [async_llm_engine.py:64] "
+    re.compile(r"^\s*(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:[^\s\[\]]+\s+){1,3}\[[\w.-]+\.py:\d+\]\s?"),
     re.compile(r"^\s*\[[^\]\s]+\.py:\d+\]\s?"),  # a bare "[core.py:710] "
     # a timestamp; in a container runtime's own log files (CRI) its stream and tag follow:
     # "2025-06-05T16:30:08.123456789Z stderr F "
@@ -56,6 +59,11 @@ LINE_PREFIXES = [
 # {"log":"...\n","stream":"stderr","time":"..."}: the line is its "log" value less its line
 # break, still escaped (the JSON escapes are undone after).
 DOCKER_JSON_LOG = re.compile(r'\{"log":"((?:[^"\\\n]|\\.)*?)(?:\\r)?(?:\\n)?","stream":"(?:stdout|stderr)","time":"[^"\n]*"\}')
+
+
+# A carriage return as a pager or an editor shows it ("^M" at a line's end: less, vim, cat -v):
+# the line break it was.
+SHOWN_CR = re.compile(r"\^M(?=\r?\n|$)")
 
 
 # A traceback frame whose double quotes a blog or a word processor made typographic
@@ -146,6 +154,7 @@ def clean_paste(text: str) -> str:
     # "\ud83d\ude80" came out as two halves: one code point again; a lone half is no text
     text = _SURROGATES.sub(_join_surrogates, text)
     text = TYPOGRAPHIC_FRAME.sub(r'File "\1", line', text)
+    text = SHOWN_CR.sub("", text)
     lines = []
     for raw in (record for line in join_hard_wraps(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
                 for piece in split_records(line) for part in split_access_records(piece)

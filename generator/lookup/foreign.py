@@ -231,7 +231,7 @@ def foreign_exception_type(cleaned: str, last: tuple[int, str] | None) -> tuple[
     if found is None or found.group(1) in NOT_A_PACKAGE:
         return None
     type_ = line[: found.end()]
-    return 0, found.group(1), EXCEPTION_TYPE_REASON.format(type=type_, package=found.group(1)), "", 0
+    return 0, found.group(1), EXCEPTION_TYPE_REASON.format(type=type_, package=found.group(1)), UNMATCHED_ID, 0
 
 
 def foreign_frame(frames: list[tuple[str, str]], any_package: bool = True) -> tuple[int, str, str, str, int] | None:
@@ -243,10 +243,10 @@ def foreign_frame(frames: list[tuple[str, str]], any_package: bool = True) -> tu
     path = frames[-1][0].replace("\\", "/")
     for package in FOREIGN_PACKAGES:
         if f"/{package}/" in path and "/vllm/" not in path:
-            return 0, package, FOREIGN_FRAME_REASON.format(package=package, file=path.rsplit("/", 1)[-1]), "", 0
+            return 0, package, FOREIGN_FRAME_REASON.format(package=package, file=path.rsplit("/", 1)[-1]), UNMATCHED_ID, 0
     found = SITE_PACKAGE.findall(path) if any_package else []
     if found and found[-1] != "vllm":
-        return 0, found[-1], FOREIGN_FRAME_REASON.format(package=found[-1], file=path.rsplit("/", 1)[-1]), "", 0
+        return 0, found[-1], FOREIGN_FRAME_REASON.format(package=found[-1], file=path.rsplit("/", 1)[-1]), UNMATCHED_ID, 0
     return None
 
 
@@ -334,13 +334,13 @@ UNMATCHED_LINE_ID = "message-not-in-vllm"
 UNMATCHED_LINE_REASON = "no message of vLLM's, in any release covered, reads like its last error line: another program printed it"
 UNMATCHED_LINE_SOURCE = "another program"
 # What makes a line an error report: an exception type's ending, words that report a failure
-# ("error", "failed", "cannot", "not found", "does not exist", "timed out", "not ready",
+# ("error", "failed", "cannot", "not found", "does not exist", "timed out", "not ready", "crashed",
 # "Permission denied", "undefined symbol"...), glog's E and F severities, or another
 # program's logger warning. ASCII classes: the browser reads the same.
 ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_])(?:error|ERROR|failed|Failed|FAILED|fatal|Fatal|FATAL"
                         r"|[Tt]imed out|does not exist|undefined symbol|Symbol not found|No module named|cannot import name|Permission denied"
                         r"|Segmentation fault|core dumped|out of resource|[Nn]ot [Ff]ound|[Uu]nable to|[Cc]annot|[Cc]ould not"
-                        r"|[Ii]nvalid|[Uu]nsupported|[Rr]efused|[Aa]borted|Killed|[Nn]ot [Rr]eady|NOT [Rr]eady|NOT READY)(?![A-Za-z0-9_])|^[EF][0-9]{4} [0-9]{2}:[0-9]{2}"
+                        r"|[Ii]nvalid|[Uu]nsupported|[Rr]efused|[Aa]borted|Killed|[Cc]rash(?:ed)?|CRASHED|[Nn]ot [Rr]eady|NOT [Rr]eady|NOT READY)(?![A-Za-z0-9_])|^[EF][0-9]{4} [0-9]{2}:[0-9]{2}"
                         # another program's logger warning in its own header ("[WARNING:swift] ...")
                         r"|^\[(?:WARNING|WARN):(?!vllm\b)[\w.-]+\]")
 LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone reports nothing
@@ -374,5 +374,5 @@ def foreign_call(cleaned: str, last: tuple[int, str] | None) -> tuple[int, str, 
         return None
     package = "numpy" if found.group(1) == "np" else found.group(1)
     path = frame.group(1).replace("\\", "/")
-    return 0, package, FOREIGN_CALL_REASON.format(file=path.rsplit("/", 1)[-1], line=frame.group(2), package=package), "", 0
+    return 0, package, FOREIGN_CALL_REASON.format(file=path.rsplit("/", 1)[-1], line=frame.group(2), package=package), UNMATCHED_ID, 0
 

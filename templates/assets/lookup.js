@@ -903,6 +903,7 @@
       codeLine: pyRegex(patterns.code_line, "", "y"),
       flatFrame: pyRegex(patterns.flat_frame, "", "g"),
       typographicFrame: pyRegex(patterns.typographic_frame, "", "g"),
+      shownCr: pyRegex(patterns.shown_cr, "", "g"),
       dockerJsonLog: pyRegex(patterns.docker_json_log, "", "g"),
       nativeLogLine: pyRegex(patterns.native_log_line, "", "y"),
       flatException: pyRegex(patterns.flat_exception, "", "g"),
@@ -1384,6 +1385,8 @@
       text = joinSurrogateSlots(text);
       // clean.py's TYPOGRAPHIC_FRAME: a frame's curly quotes made straight
       text = text.replace(rules.typographicFrame, 'File "$1", line');
+      // clean.py's SHOWN_CR: a pager's "^M" at a line's end
+      text = text.replace(rules.shownCr, "");
       const lines = [];
       const records = [];
       for (const line of joinHardWraps(text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n"), rules))
@@ -1471,14 +1474,14 @@
       const path = frames[frames.length - 1][0].replace(/\\/g, "/");
       for (const pkg of this.rules.foreignPackages) {
         if (path.includes("/" + pkg + "/") && !path.includes("/vllm/")) {
-          return [0, pkg, pyFormat(this.rules.foreignFrameReason, { package: pkg, file: path.slice(path.lastIndexOf("/") + 1) }), "", 0];
+          return [0, pkg, pyFormat(this.rules.foreignFrameReason, { package: pkg, file: path.slice(path.lastIndexOf("/") + 1) }), this.rules.unmatched.id, 0];
         }
       }
       // any other installed package (foreign.py: SITE_PACKAGE)
       const found = anyPackage ? Array.from(path.matchAll(this.rules.sitePackage), (m) => m[1]) : [];
       if (found.length && found[found.length - 1] !== "vllm") {
         const pkg = found[found.length - 1];
-        return [0, pkg, pyFormat(this.rules.foreignFrameReason, { package: pkg, file: path.slice(path.lastIndexOf("/") + 1) }), "", 0];
+        return [0, pkg, pyFormat(this.rules.foreignFrameReason, { package: pkg, file: path.slice(path.lastIndexOf("/") + 1) }), this.rules.unmatched.id, 0];
       }
       return null;
     }
@@ -1492,7 +1495,7 @@
       const found = this.rules.qualifiedException.exec(line);
       if (found === null || this.rules.notAPackage.includes(found[1])) return null;
       const type = line.slice(0, found[0].length);
-      return [0, found[1], pyFormat(this.rules.exceptionTypeReason, { type, package: found[1] }), "", 0];
+      return [0, found[1], pyFormat(this.rules.exceptionTypeReason, { type, package: found[1] }), this.rules.unmatched.id, 0];
     }
 
     /** match.py raise_at_the_end(): [where, type] of the raise line a paste ends with, under its last frame. */
@@ -1570,7 +1573,7 @@
       if (found === null) return null;
       const pkg = found[1] === "np" ? "numpy" : found[1];
       const path = fromSlots(frame[1]).replace(/\\/g, "/");
-      return [0, pkg, pyFormat(this.rules.foreignCallReason, { file: path.slice(path.lastIndexOf("/") + 1), line: frame[2], package: pkg }), "", 0];
+      return [0, pkg, pyFormat(this.rules.foreignCallReason, { file: path.slice(path.lastIndexOf("/") + 1), line: frame[2], package: pkg }), this.rules.unmatched.id, 0];
     }
 
     // --- querying ---
