@@ -439,7 +439,9 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
                   "Timed out after 30 seconds waiting for the model server to come up",
                   "404 The model `llama3.1-405b` does not exist or you do not have access to it.",
                   "[WARNING:swift] max_model_len(40960) - num_tokens(118444) < max_tokens(1024). Setting max_tokens: -77484",
-                  "16:53:24 - \u274c Crashed container in pod: vllm-standalone-llama-3-1b-845945945-dljsw"):
+                  "16:53:24 - \u274c Crashed container in pod: vllm-standalone-llama-3-1b-845945945-dljsw",
+                  "model-server: the inference process exited with code 137",
+                  "Worker 3 died unexpectedly while the benchmark was running"):
         matches, foreign = m.lookup(paste)
         assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["role"] == "answer", paste
         assert foreign["line"] == paste.split("\n")[-1].strip()  # the line judged, shown to say which

@@ -335,12 +335,13 @@ UNMATCHED_LINE_REASON = "no message of vLLM's, in any release covered, reads lik
 UNMATCHED_LINE_SOURCE = "another program"
 # What makes a line an error report: an exception type's ending, words that report a failure
 # ("error", "failed", "cannot", "not found", "does not exist", "timed out", "not ready", "crashed",
-# "Permission denied", "undefined symbol"...), glog's E and F severities, or another
+# "died", "exited with", "mismatch", "not supported", "unexpected", "out of memory", "Permission
+# denied", "undefined symbol"...), glog's E and F severities, or another
 # program's logger warning. ASCII classes: the browser reads the same.
 ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_])(?:error|ERROR|failed|Failed|FAILED|fatal|Fatal|FATAL"
                         r"|[Tt]imed out|does not exist|undefined symbol|Symbol not found|No module named|cannot import name|Permission denied"
                         r"|Segmentation fault|core dumped|out of resource|[Nn]ot [Ff]ound|[Uu]nable to|[Cc]annot|[Cc]ould not"
-                        r"|[Ii]nvalid|[Uu]nsupported|[Rr]efused|[Aa]borted|Killed|[Cc]rash(?:ed)?|CRASHED|[Nn]ot [Rr]eady|NOT [Rr]eady|NOT READY)(?![A-Za-z0-9_])|^[EF][0-9]{4} [0-9]{2}:[0-9]{2}"
+                        r"|[Ii]nvalid|[Uu]nsupported|[Rr]efused|[Aa]borted|Killed|[Cc]rash(?:ed)?|CRASHED|died|[Tt]erminated|exited with|exit code|[Uu]nreachable|[Dd]enied|[Mm]ismatch(?:ed)?|No such file|[Uu]navailable|[Pp]anic(?:ked)?|[Ee]xceeded|[Oo]ut of memory|OOM|[Nn]ot supported|[Uu]nexpected(?:ly)?|[Dd]isconnected|[Rr]ejected|[Ff]ailure|[Dd]eadlock|[Cc]orrupt(?:ed)?|[Ii]ncompatible|[Nn]ot [Rr]eady|NOT [Rr]eady|NOT READY)(?![A-Za-z0-9_])|^[EF][0-9]{4} [0-9]{2}:[0-9]{2}"
                         # another program's logger warning in its own header ("[WARNING:swift] ...")
                         r"|^\[(?:WARNING|WARN):(?!vllm\b)[\w.-]+\]")
 LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone reports nothing
