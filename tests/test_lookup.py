@@ -335,6 +335,9 @@ def test_an_exception_type_of_another_package_links_the_page_for_exceptions_vllm
     m = tiny_matcher(("RuntimeError", "Engine process failed to start. See stack trace for the root cause."))
     matches, foreign = m.lookup("jax.errors.JaxRuntimeError: INVALID_ARGUMENT: MemoryStats is only supported for addressable PjRt devices.")
     assert matches == [] and foreign["source"] == "jax" and foreign["id"] == "exception-not-in-vllm" and foreign["url"]
+    assert "jax.errors.JaxRuntimeError" in foreign["why"]  # the page is general: the answer says which type told it
+    _, by_pattern = m.lookup("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    assert by_pattern["id"] == "torch-cuda-out-of-memory" and "why" not in by_pattern
 
 
 def test_a_value_cut_at_the_lines_end_needs_the_message_to_open_there():

@@ -199,6 +199,8 @@ def _says_which(releases: dict | None, revisions: list[str]) -> bool:
 def _foreign_lines(foreign: dict, heading: str) -> list[str]:
     title = foreign.get("title") or foreign["reason"]
     lines = [f"{heading}: {title} (from {foreign['source']})."]
+    if foreign.get("why"):
+        lines.append(f"   Why: {foreign['why']}")
     if foreign.get("line"):
         lines.append(f"   The line: {foreign['line']}")
     if foreign.get("phase"):

@@ -37,7 +37,7 @@ from typing import Iterable
 from generator.lookup.clean import ANSI, Origin, clean_paste, squash, squash_text, squashes_longer
 from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, WRAPPER, ForeignError, foreign_call, foreign_errors,
                                       foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
-                                      raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_LINE_ID)
+                                      raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID, UNMATCHED_LINE_ID)
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
 
@@ -720,6 +720,8 @@ class Matcher:
         if error is not None:
             info.update(title=error.title, summary=error.summary, steps=list(error.steps),
                         url=f"{self.site_url.rstrip('/')}/{foreign_path(error.id)}" if self.site_url else foreign_path(error.id))
+            if foreign_id == UNMATCHED_ID:
+                info["why"] = reason  # told from this paste (which package, which type): its page is general
             phase = phase_of(error, frames)
             if phase is not None:
                 info["phase"], info["advice"] = phase

@@ -1259,6 +1259,8 @@
         info.summary = error.summary;
         info.steps = error.steps.slice();
         info.url = error.url;
+        // match.py: told from this paste (which package, which type), where the page is general
+        if (foreignId === this.rules.unmatched.id) info.why = reason;
         const phase = this.phaseOf(foreignId, frames);
         if (phase !== null) {
           info.phase = phase[0];
@@ -2346,6 +2348,7 @@
     }
     title.appendChild(document.createTextNode(" (from " + foreign.source + ")"));
     block.appendChild(title);
+    if (foreign.why) block.appendChild(element("p", "errorkb-line", "Why: " + foreign.why));
     if (foreign.line) {
       const line = element("p", "errorkb-line", "The line: ");
       line.appendChild(element("code", null, foreign.line));
