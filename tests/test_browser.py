@@ -104,6 +104,10 @@ EDGE_PASTES = {
         '2024-12-19 21:40:35 ERROR 56542 [async_llm_engine.py:64]     raise type(err)(f"Error in model execution: "^M\n'
         "2024-12-19 21:40:35 ERROR 56542 [async_llm_engine.py:64] RuntimeError: Error in model execution: CUDA error: an illegal memory access was encountered^M"
     ),
+    "a wrapped log line quoting a foreign error": (
+        "ERROR 10-17 04:46:12 [gpt_oss_triton_kernels_moe.py:40] Failed to import Triton kernels. Please mak\n"
+        "e sure your triton version is compatible. Error: No module named 'triton_kernels.tensor'"
+    ),
     "another package's exception type": "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: MemoryStats is only supported for addressable PjRt devices.",
 }
 

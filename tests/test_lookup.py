@@ -460,6 +460,18 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
     assert [x.error.id for x in matches] == ["e0"] and foreign is None
 
 
+def test_a_foreign_error_on_the_line_where_a_wrapped_vllm_message_ends_is_quoted_by_it():
+    """A terminal cut the log line inside vLLM's words; the foreign error it quotes follows on the next line."""
+    m = tiny_matcher(("ERROR", "Failed to import Triton kernels. Please make sure your triton version is compatible. Error: {e}", "log"))
+    wrapped = ("ERROR 10-17 04:46:12 [gpt_oss_triton_kernels_moe.py:40] Failed to import Triton kernels. Please mak\n"
+               "e sure your triton version is compatible. Error: No module named 'triton_kernels.tensor'")
+    matches, foreign = m.lookup(wrapped)
+    assert [x.error.id for x in matches] == ["e0"] and foreign["id"] == "python-missing-module"
+    # a foreign error on a later line of its own is not in the message
+    matches, foreign = m.lookup(wrapped.replace(" Error: No", " Error: x\nNo"))
+    assert matches == [] and foreign["id"] == "python-missing-module"
+
+
 def test_a_line_a_native_library_logged_is_none_of_vllms_messages():
     """glog's and c10's headers name a C++ file: the line is that library's, whatever words it shares."""
     m = tiny_matcher(("ERROR", "Failed to submit {transfer_type} transfer {job_id}", "log"))

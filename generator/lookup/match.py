@@ -662,13 +662,15 @@ class Matcher:
         def quotes_it(m: Match) -> bool:  # the foreign error is in the vLLM message's values
             if m.score < SURE:
                 return False  # a near match on the foreign error's line is its words, not vLLM's message
-            # (one that starts where the foreign pattern does is that line itself only when raised
-            # with its own type and to the line's end: "RuntimeError: NCCL error: unhandled system
-            # error" is vLLM's, "RuntimeError: Unexpected error from cudaGetDeviceCount()" is not
-            # vLLM's "unexpected error")
+            # The foreign error is inside one of its values, or on the line where the vLLM
+            # message ends (a message that a terminal wrapped spans lines). One that starts
+            # where the foreign pattern does is that line itself only when raised with its own
+            # type and to the line's end: "RuntimeError: NCCL error: unhandled system error" is
+            # vLLM's, "RuntimeError: Unexpected error from cudaGetDeviceCount()" is not vLLM's
+            # "unexpected error".
             if (m.start < at or m.start == at and m.exception_agrees
                     and (m.end >= line_end or ENDS_IN_A_VALUE.search(m.error.template))) and (
-                    any(a <= at < b for a, b in m.value_spans) or "\n" not in cleaned[m.start : at]
+                    any(a <= at < b for a, b in m.value_spans) or "\n" not in cleaned[min(m.end, at) : at]
                     or m.open_value and _continues(cleaned, m.end, at)):
                 return True
             # ... or in another copy of the vLLM message: a log line that repeats it

@@ -1693,7 +1693,7 @@
       if (foreignId === rules.unmatchedLine.id) info.line = fromSlots(pyStrip(cleaned.slice(at, lineEnd)).slice(0, rules.unmatchedLine.shownChars));
       const quotesIt = (m) => {
         if (m.score < rules.sure) return false; // a near match on the foreign error's line is no message of vLLM's (match.py)
-        if ((m.start < at || (m.start === at && m.exceptionAgrees && (m.end >= lineEnd || rules.endsInAValue.test(m.error.template)))) && (m.valueSpans.some(([a, b]) => a <= at && at < b) || !cleaned.slice(m.start, at).includes("\n") || (m.openValue && continues(cleaned, m.end, at, rules)))) return true;
+        if ((m.start < at || (m.start === at && m.exceptionAgrees && (m.end >= lineEnd || rules.endsInAValue.test(m.error.template)))) && (m.valueSpans.some(([a, b]) => a <= at && at < b) || !cleaned.slice(Math.min(m.end, at), at).includes("\n") || (m.openValue && continues(cleaned, m.end, at, rules)))) return true;
         // ... or in another copy of the vLLM message (match.py: quotes_it)
         const head = pyStrip(cleaned.slice(m.start, Math.min(...m.valueSpans.map(([a]) => a), m.end)));
         if (head.length >= rules.quoteHead && cleaned.slice(cleaned.lastIndexOf("\n", at - 1) + 1, at).includes(head)) return true;
