@@ -108,6 +108,7 @@ EDGE_PASTES = {
         "ERROR 10-17 04:46:12 [gpt_oss_triton_kernels_moe.py:40] Failed to import Triton kernels. Please mak\n"
         "e sure your triton version is compatible. Error: No module named 'triton_kernels.tensor'"
     ),
+    "a short message whose last word the paste makes longer": "The worker is crashed unexpectedly due to other unexpected errors.",
     "another package's exception type": "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: MemoryStats is only supported for addressable PjRt devices.",
 }
 

@@ -472,6 +472,13 @@ def test_a_foreign_error_on_the_line_where_a_wrapped_vllm_message_ends_is_quoted
     assert matches == [] and foreign["id"] == "python-missing-module"
 
 
+def test_a_short_message_is_not_found_where_the_paste_makes_its_last_word_longer():
+    m = tiny_matcher(("RuntimeError", "unexpected error"))
+    assert top(m, "RuntimeError: unexpected error") == "e0"
+    assert top(m, "The worker is crashed unexpectedly due to other unexpected errors.") is None
+    assert top(m, "The engine hit an unexpected error.") == "e0"  # a full stop ends the word
+
+
 def test_a_line_a_native_library_logged_is_none_of_vllms_messages():
     """glog's and c10's headers name a C++ file: the line is that library's, whatever words it shares."""
     m = tiny_matcher(("ERROR", "Failed to submit {transfer_type} transfer {job_id}", "log"))

@@ -944,6 +944,9 @@ class Matcher:
             # a few words with other capitals are someone else's: "API error: Internal Server
             # Error" is an HTTP status phrase, not vLLM's "Internal server error"
             return None
+        if (entry.literal < MIN_MATCHED and not truncated and owners[-1] == len(entry.holes)
+                and _word_goes_on(cleaned, origin[end - 1] + 1, self.errors[entry.error].template)):
+            return None  # a few words whose last the paste makes longer: "unexpected error" is not in "unexpected errors"
         values, spans = self._values(entry, bounds, origin, cleaned)
         return Match(
             error=self.errors[entry.error],
@@ -1223,6 +1226,17 @@ def _worded_alike(text: str, template: str) -> bool:
             return False
         pos = found + len(part)
     return True
+
+
+def _word_goes_on(cleaned: str, position: int, template: str) -> bool:
+    """Whether the paste's word goes on at ``position``, where the template's last word ends
+    (ASCII letters and digits, as the browser reads them)."""
+    last = template.rstrip()[-1:]
+    return bool(last) and position < len(cleaned) and _ascii_alnum(last) and _ascii_alnum(cleaned[position])
+
+
+def _ascii_alnum(char: str) -> bool:
+    return char.isascii() and char.isalnum()
 
 
 def _same_case(shown: str, template: str) -> bool:

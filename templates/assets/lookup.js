@@ -1831,6 +1831,9 @@
       // match.py: a few words with other capitals are someone else's
       if (!entry.holes.length && !missing && entry.literal < rules.minMatched &&
           !sameCase(cleaned.slice(origin.get(begin), origin.get(end - 1) + 1), this.errors[entry.error].template)) return null;
+      // match.py: a few words whose last the paste makes longer ("unexpected error" is not in "unexpected errors")
+      if (entry.literal < rules.minMatched && !truncated && owners[owners.length - 1] === entry.holes.length &&
+          wordGoesOn(cleaned, origin.get(end - 1) + 1, this.errors[entry.error].template)) return null;
       const [values, spans] = this.values(entry, bounds, origin, cleaned);
       return new Match(rules, this.errors[entry.error], {
         values,
@@ -2056,6 +2059,12 @@
       at = pyFind(flat, head, at + 1);
     }
     return false;
+  }
+
+  /** match.py's _word_goes_on: the paste's word goes on where the template's last word ends (ASCII). */
+  function wordGoesOn(cleaned, position, template) {
+    const last = toSlots(template).replace(PY_SPACE_TAIL, "").slice(-1);
+    return last !== "" && position < cleaned.length && /^[A-Za-z0-9]$/.test(last) && /^[A-Za-z0-9]$/.test(cleaned[position]);
   }
 
   function messageEnds(text, position, rules, valueNext) {
