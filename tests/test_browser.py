@@ -109,6 +109,7 @@ EDGE_PASTES = {
         "e sure your triton version is compatible. Error: No module named 'triton_kernels.tensor'"
     ),
     "a short message whose last word the paste makes longer": "The worker is crashed unexpectedly due to other unexpected errors.",
+    "a flattened frame and its raise with no message": 'File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/quantization/base_config.py", line 55, in tie_weights     raise NotImplementedError',
     "another package's exception type": "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: MemoryStats is only supported for addressable PjRt devices.",
 }
 

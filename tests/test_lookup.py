@@ -79,19 +79,23 @@ def test_log_records_run_together_on_one_line_are_cut_apart():
 
 
 def test_a_traceback_run_together_on_one_line_is_cut_back_into_lines():
-    """A page or a title that dropped a traceback's line breaks: cut before each frame, before
-    the exception after the last frame, and before an access log record run into it."""
+    """A page or a title that dropped a traceback's line breaks: cut before each frame, after it
+    (its code line), before the exception after the last frame, and before an access log record
+    run into it."""
     flat = ('[rank1]: Traceback (most recent call last): [rank1]:   File "/x/vllm/a.py", line 3, in f [rank1]:     g() '
             '[rank1]:   File "/x/vllm/b.py", line 9, in check [rank1]:     raise RuntimeError(f"NCCL error: {e}") '
             '[rank1]: RuntimeError: NCCL error: boom INFO:     10.0.0.1:5 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error')
     lines = clean_paste(flat).split("\n")
-    assert [line[:28] for line in lines if line] == [
-        "Traceback (most recent call ", 'File "/x/vllm/a.py", line 3,', 'File "/x/vllm/b.py", line 9,',
-        "RuntimeError: NCCL error: bo", '"POST /v1/chat/completions H']
+    assert [line.strip()[:28] for line in lines if line] == [
+        "Traceback (most recent call ", 'File "/x/vllm/a.py", line 3,', "g() [rank1]:", 'File "/x/vllm/b.py", line 9,',
+        'raise RuntimeError(f"NCCL er', "RuntimeError: NCCL error: bo", '"POST /v1/chat/completions H']
     assert lines[-2:] == ["RuntimeError: NCCL error: boom", '"POST /v1/chat/completions HTTP/1.1" 500']
     # one frame and the exception after it
     assert clean_paste('File "/x/a.py", line 3, in f     raise ImportError("x") ImportError: no bitsandbytes').split("\n") == [
-        'File "/x/a.py", line 3, in f     raise ImportError("x")', "ImportError: no bitsandbytes"]
+        'File "/x/a.py", line 3, in f', '     raise ImportError("x")', "ImportError: no bitsandbytes"]
+    # one frame and its code line: a raise with no message, named by its frame
+    assert clean_paste('File "/x/vllm/q.py", line 55, in tie_weights     raise NotImplementedError').split("\n") == [
+        'File "/x/vllm/q.py", line 55, in tie_weights', "     raise NotImplementedError"]
     # lines of a traceback as printed stay as they are, and so does a message that names a frame
     printed = 'Traceback (most recent call last):\n  File "/x/a.py", line 3, in f\n    g()\nValueError: boom'
     assert clean_paste(printed) == printed

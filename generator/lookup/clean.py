@@ -231,10 +231,10 @@ def split_records(line: str) -> list[str]:
 
 # A traceback whose line breaks a page or a title dropped ('File "a.py", line 3, in f x = g()
 # File "b.py", line 9, in g raise ValueError(...) ValueError: ...'): a line that holds two
-# frames, or a frame and an exception after it, is cut back into lines before each frame
-# (where text comes before it), before the exception that follows the last frame (the first
-# "SomeError: " after it: a raise's code line shows the type with a parenthesis), and
-# before an HTTP server's access log record run into it.
+# frames, or a frame and text after it, is cut back into lines before each frame (where text
+# comes before it), after each frame (its code line), before the exception that follows the
+# last frame (the first "SomeError: " after it: a raise's code line shows the type with a
+# parenthesis), and before an HTTP server's access log record run into it.
 FLAT_FRAME = re.compile(r'File "[^"\n]+", line \d+, in [\w<>.]+|Traceback \(most recent call last\):')
 FLAT_EXCEPTION = re.compile(r"\s((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt): )")
 FLAT_ACCESS_RECORD = re.compile(r"\s((?:INFO|WARNING|ERROR):\s+\S+ -\s?" + _REQUEST + ")")
@@ -250,9 +250,10 @@ def split_traceback(line: str) -> list[str]:
         exception = code and FLAT_EXCEPTION.search(line, code.end())
         return _cut_at(line, [exception.start(1)]) if exception else [line]
     exception = FLAT_EXCEPTION.search(line, found[-1].end())
-    if frames < 2 and exception is None:
+    code = [m.end() for m in found if m.group(0).startswith("File") and line[m.end() :].strip()]  # a frame's code line after it
+    if frames < 2 and exception is None and not code:
         return [line]
-    cuts = [m.start() for m in found if line[: m.start()].strip()]
+    cuts = [m.start() for m in found if line[: m.start()].strip()] + code
     cuts += [m.start(1) for m in (exception, *FLAT_ACCESS_RECORD.finditer(line, found[-1].end())) if m is not None]
     return _cut_at(line, cuts)
 

@@ -872,8 +872,10 @@
       return all;
     };
     const exceptions = after(rules.flatException);
-    if (frames < 2 && !exceptions.length) return [line];
-    const cuts = found.filter((m) => pyStrip(line.slice(0, m.index))).map((m) => m.index);
+    // clean.py: a frame's code line after it
+    const code = found.filter((m) => m[0].startsWith("File") && pyStrip(line.slice(m.index + m[0].length))).map((m) => m.index + m[0].length);
+    if (frames < 2 && !exceptions.length && !code.length) return [line];
+    const cuts = found.filter((m) => pyStrip(line.slice(0, m.index))).map((m) => m.index).concat(code);
     if (exceptions.length) cuts.push(exceptions[0]);
     cuts.push(...after(rules.flatAccessRecord));
     return cutAt(line, cuts);
