@@ -110,6 +110,14 @@ EDGE_PASTES = {
     ),
     "a short message whose last word the paste makes longer": "The worker is crashed unexpectedly due to other unexpected errors.",
     "a flattened frame and its raise with no message": 'File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/quantization/base_config.py", line 55, in tie_weights     raise NotImplementedError',
+    "a raise's frame and its message as an older release worded it": (
+        '  File "/x/site-packages/vllm/transformers_utils/tokenizer.py", line 42, in get_tokenizer\n    raise RuntimeError(err_msg) from e\n'
+        "RuntimeError: Failed to load the tokenizer. If you are using a LLaMA-based model, use 'hf-internal-testing/llama-tokenizer' instead."
+    ),
+    "a raise's frame and a message cut after its parenthesis": (
+        '  File "/x/site-packages/vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors.py", line 354, in _check_scheme_supported\n'
+        "    raise RuntimeError(\nRuntimeError: ("
+    ),
     "another package's exception type": "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: MemoryStats is only supported for addressable PjRt devices.",
 }
 

@@ -255,6 +255,24 @@ def test_frame_identifies_a_raise_without_message():
 
 
 
+def test_the_raising_frame_names_a_message_another_release_worded_otherwise_or_not_shown_yet():
+    template = ("Failed to load the tokenizer. If the tokenizer is a custom tokenizer not yet available in the "
+                "HuggingFace transformers library, consider setting `trust_remote_code=True`.")
+    errors = [LookupError_("e0", "RuntimeError", template, "RuntimeError: Failed to load the tokenizer", "", ["v1"],
+                           [{"path": "vllm/transformers_utils/tokenizer.py", "line": 9, "function": "get_tokenizer"}])]
+    m = Matcher(errors, [[template]])
+    frame = ('  File "/x/site-packages/vllm/transformers_utils/tokenizer.py", line 42, in get_tokenizer\n'
+             "    raise RuntimeError(err_msg) from e\n")
+    older = "RuntimeError: Failed to load the tokenizer. If you are using a LLaMA-based model, use 'hf-internal-testing/llama-tokenizer' instead."
+    (match,), _ = m.lookup(frame + older)
+    assert match.error.id == "e0" and match.frame and match.verdict == "partial"
+    assert top(m, older) is None  # without the frame, the first words alone are no match
+    assert top(m, frame + "RuntimeError: Failed to load the weights of the model from the disk") is None  # too few words in common
+    # a message raised as a tuple, cut after its opening parenthesis: no word shown, the frame names it
+    assert top(m, frame + "RuntimeError: (") == "e0"
+    assert top(m, frame + "ValueError: (") is None  # another type
+
+
 def test_words_of_an_exception_type_name_are_not_its_message():
     m = tiny_matcher(("NotImplementedError", "not implemented"))
     assert top(m, "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:") is None

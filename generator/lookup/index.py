@@ -72,6 +72,7 @@ def rules() -> dict:
         "diverge": match.DIVERGE,
         "value_closers": match.VALUE_CLOSERS,
         "cut_message_least": match.CUT_MESSAGE_LEAST,
+        "reworded_least": match.REWORDED_LEAST,
         "quote_head": match.QUOTE_HEAD,
         # generator/text.py
         "ellipsis": ELLIPSIS,

@@ -1005,7 +1005,7 @@ class Matcher:
         raising = [n for n in self.by_location.get(key, ()) if self.errors[n].exception.lower() == last[1].lower()]
         # a paste that stops at the raise, before its message: the frame names it when that
         # function raises one problem of that type
-        alone = at_the_end and len({self.groups.get(self.errors[n].id, self.errors[n].id) for n in raising}) == 1
+        one_problem = len({self.groups.get(self.errors[n].id, self.errors[n].id) for n in raising}) == 1
         for number in raising:
             error = self.errors[number]
             if number in results:
@@ -1031,7 +1031,16 @@ class Matcher:
                 elif len(shown) >= CUT_MESSAGE_LEAST and start.startswith(shown):
                     results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True,
                                             matched=len(shown), coverage=len(shown) / max(1, len(squash_text(HOLE.sub("", error.template)))))
-                elif alone and not shown:
+                elif (common := _common_prefix(shown, 0, start)) >= REWORDED_LEAST:
+                    # the message as another release worded it: it opens with this one's first
+                    # words, then says others ("Failed to load the tokenizer. If you are using a
+                    # LLaMA-based model, use ..."), and the frame names this raise: a partial match
+                    results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True,
+                                            matched=common, missing=len(shown) - common,
+                                            coverage=common / max(1, len(squash_text(HOLE.sub("", error.template)))))
+                elif one_problem and not any(map(_ascii_alnum, shown)):
+                    # ... or at an exception line whose message shows no word yet ("RuntimeError: (",
+                    # a message raised as a tuple and cut after its opening parenthesis)
                     results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True)
 
 
@@ -1043,6 +1052,7 @@ LOG_HEADER_TAIL = 200_000  # characters read from the paste's end (a log may be 
 # match starts inside the frame's path
 FRAME_TAIL = re.compile(r'", line \d+, in [\w<>.]+')
 CUT_MESSAGE_LEAST = 3  # squashed characters of a cut message that the raising frame must agree with
+REWORDED_LEAST = 20  # ... and of a message another release worded otherwise, its opening words
 
 # A paste that stops at the innermost frame's own line, a raise ("raise NotImplementedError"),
 # before Python printed the exception (or inside the type's name on the next line): the

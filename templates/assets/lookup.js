@@ -942,6 +942,7 @@
       closers: rules.closers,
       openingQuotes: rules.opening_quotes,
       cutMessageLeast: rules.cut_message_least,
+      rewordedLeast: rules.reworded_least,
       diverge: rules.diverge,
       valueClosers: rules.value_closers,
       hole: pyRegex(patterns.hole, "", "g"),
@@ -1889,7 +1890,7 @@
       const lastLow = lowerSlots(last[1]);
       const raising = (this.byLocation.get(path.slice(at) + "\u0000" + fn) || []).filter((n) => this.errors[n].exceptionLow === lastLow);
       // a paste that stops at the raise, before its message: one problem of that type there (match.py)
-      const alone = atTheEnd && new Set(raising.map((n) => this.groups.has(this.errors[n].id) ? this.groups.get(this.errors[n].id) : this.errors[n].id)).size === 1;
+      const oneProblem = new Set(raising.map((n) => this.groups.has(this.errors[n].id) ? this.groups.get(this.errors[n].id) : this.errors[n].id)).size === 1;
       for (const number of raising) {
         const error = this.errors[number];
         if (results.has(number)) {
@@ -1914,7 +1915,15 @@
             results.set(number, new Match(this.rules, error, {
               start: last[0], inLast: true, frame: true, matched: shown.length, coverage: shown.length / Math.max(1, literal),
             }));
-          } else if (alone && !shown) {
+          } else if (commonPrefix(shown, 0, start) >= this.rules.rewordedLeast) {
+            // the message as another release worded it: its first words, then others (match.py)
+            const common = commonPrefix(shown, 0, start);
+            const literal = squashText(toSlots(error.template).replace(this.rules.hole, ""), this.rules).length;
+            results.set(number, new Match(this.rules, error, {
+              start: last[0], inLast: true, frame: true, matched: common, missing: shown.length - common, coverage: common / Math.max(1, literal),
+            }));
+          } else if (oneProblem && !/[A-Za-z0-9]/.test(shown)) {
+            // ... or at an exception line whose message shows no word yet (match.py)
             results.set(number, new Match(this.rules, error, { start: last[0], inLast: true, frame: true }));
           }
         }
