@@ -118,6 +118,9 @@ EDGE_PASTES = {
         '  File "/x/site-packages/vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors.py", line 354, in _check_scheme_supported\n'
         "    raise RuntimeError(\nRuntimeError: ("
     ),
+    "a word added inside a chunk": "ValueError: max_num_seqs (256) exceeds the available Mamba cache blocks (128).",
+    "a word changed inside a chunk": "ValueError: Total number of attention heads (28) should be divisible by tensor parallel size (8).",
+    "another server's message with a chunk of vllm's changed": "Error code: 400 - {'code': 20015, 'message': 'length of prompt_tokens (70462) must be less than max_seq_len (65536).', 'data': None}",
     "another package's exception type": "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: MemoryStats is only supported for addressable PjRt devices.",
 }
 

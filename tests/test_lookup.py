@@ -934,6 +934,35 @@ def test_one_word_changed_is_a_partial_match_not_none(history_matcher):
     matches, _ = history_matcher.lookup("ValueError: max_num_seqs (256) exceeds the available Mamba cache blocks (128). "
                                         "Each decode sequence requires one Mamba cache block")
     assert matches and (matches[0].current or matches[0].error).id == "c8f7b9d6b5fb8793"
+    # ... and so is the first sentence alone, with a word added or changed inside a chunk of
+    # three words: the chunk's start and end are found, the chunk counts as missing
+    for paste in ("ValueError: max_num_seqs (256) exceeds the available Mamba cache blocks (128).",
+                  "ValueError: max_num_seqs (256) exceeds available hybrid cache blocks (128)."):
+        matches, _ = history_matcher.lookup(paste)
+        assert matches and (matches[0].current or matches[0].error).id == "c8f7b9d6b5fb8793", paste
+        assert matches[0].verdict == "partial", paste
+
+
+def test_a_changed_word_inside_a_chunk_keeps_the_match_but_not_the_score():
+    m = tiny_matcher(("ValueError", "max_num_seqs ({n}) exceeds available Mamba cache blocks ({m}). Lower max_num_seqs."))
+    (exact,), _ = m.lookup("ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128). Lower max_num_seqs.")
+    assert exact.verdict == "exact"
+    for paste in ("ValueError: max_num_seqs (256) exceeds the available Mamba cache blocks (128).",  # a word added
+                  "ValueError: max_num_seqs (256) exceeds available hybrid cache blocks (128)."):  # a word changed
+        (near,), _ = m.lookup(paste)
+        assert near.error.id == "e0" and near.verdict == "partial", paste
+    assert top(m, "ValueError: max_num_seqs (256) is more than the free hybrid blocks (128).") is None
+
+
+def test_another_servers_message_with_a_chunk_of_vllms_changed_is_not_vllms(history_matcher):
+    """Another server's "must be less than max_seq_len" shares most words with vLLM's "must be
+    less than max_model_len": the changed chunk counts as missing, too much for a match of so
+    short a message, and the HTTP status rule answers."""
+    body = "Error code: 400 - {'code': 20015, 'message': 'length of prompt_tokens (70462) must be less than max_seq_len (65536).', 'data': None}"
+    matches, foreign = history_matcher.lookup(body)
+    assert foreign["id"] == "http-status-without-reason" and foreign["role"] == "answer" and not matches
+    matches, foreign = history_matcher.lookup("ValueError: " + body.split("'message': '")[1].split("'")[0].replace("max_seq_len", "max_model_len"))
+    assert matches and matches[0].verdict == "exact" and foreign is None
 
 
 def test_a_paraphrase_that_shares_one_sentence_is_not_exact(history_matcher):

@@ -73,6 +73,7 @@ def rules() -> dict:
         "value_closers": match.VALUE_CLOSERS,
         "cut_message_least": match.CUT_MESSAGE_LEAST,
         "reworded_least": match.REWORDED_LEAST,
+        "part_least": match.PART_LEAST,
         "quote_head": match.QUOTE_HEAD,
         # generator/text.py
         "ellipsis": ELLIPSIS,

@@ -51,6 +51,7 @@ ANCHORS = 3  # a match is anchored on one of the template's first chunks
 ANCHOR_TRIES = 6  # places of an anchor in the paste tried
 CHUNK_WORDS = 3
 WINDOW = 24  # how far past the expected place a chunk may start (inserted words)
+PART_LEAST = 4  # squashed characters of a chunk's start or end that count when the rest of it differs
 TAIL = 400  # squashed characters before the paste's end within which a template may be cut short
 MIN_LITERAL = 12  # templates with less literal text need their exception name beside them
 MIN_MATCHED = 20  # a longer template must show at least this much of itself
@@ -873,6 +874,21 @@ class Matcher:
                 pos = at + len(chunk)
                 slack = 0
                 continue
+            # A word of the chunk changed, left out or added ("exceeds the available Mamba"): its
+            # start where expected (after a hole: its longest start found later) and its end a
+            # little after that are found, so the template may still match; but the chunk is
+            # not the paste's words, and counts as missing: the score says "partial".
+            anchor = pos if owners[i] == owners[i - 1] else _longest_start(flat, pos, chunk)
+            got, until, ended = 0, pos, False
+            if anchor != -1 and not (anchor > pos and FRAME_TAIL.search(cleaned, origin[pos - 1] + 1 if pos else 0, origin[anchor])):
+                got, until, ended = _chunk_in_part(flat, anchor, chunk, anchor + (slack if anchor == pos else 0) + WINDOW + len(chunk))
+            if ended:
+                matched += got
+                missing += len(chunk)
+                bounds[i] = (anchor, until)
+                pos = until
+                slack = 0
+                continue
             rest = len(flat) - pos
             # Does the paste (or its line) stop here, inside this chunk or in the hole
             # before it, with nothing more of the message after? Then only the first
@@ -909,6 +925,10 @@ class Matcher:
                 if not cut:
                     missing += sum(len(c) for c in chunks[i:]) - overlap
                 break
+            if got:  # its start only, and the paste goes on: the chunk's last words differ
+                matched, missing, pos, slack = matched + got, missing + len(chunk), until, len(chunk) - got
+                bounds[i] = (anchor, until)
+                continue
             missing += len(chunk)
             slack += len(chunk)
         if matched < min(entry.literal, MIN_MATCHED):
@@ -1303,6 +1323,29 @@ def _in_order(line: str, chunks: list[str], owners: list[int]) -> list[int] | No
         starts.append(at)
         pos = at + len(chunks[i])
     return starts if pos == len(line) else None
+
+
+def _longest_start(flat: str, pos: int, chunk: str) -> int:
+    """Where the longest start of ``chunk`` (of 2 × PART_LEAST characters or more) first
+    occurs within TAIL characters from ``pos`` (a hole's value before it), or -1."""
+    for size in range(len(chunk) - 1, 2 * PART_LEAST - 1, -1):
+        at = flat.find(chunk[:size], pos, pos + TAIL + size)
+        if at != -1:
+            return at
+    return -1
+
+
+def _chunk_in_part(flat: str, pos: int, chunk: str, limit: int) -> tuple[int, int, bool]:
+    """(characters of ``chunk`` found, where they end, whether its end was found): its longest
+    start at ``pos`` and its longest end after that, before ``limit``, each of PART_LEAST
+    characters or more; (0, pos, False) when neither is."""
+    start = _common_prefix(flat, pos, chunk)
+    start = start if start >= PART_LEAST else 0
+    for cut in range(max(start, 1), len(chunk) - PART_LEAST + 1):
+        at = flat.find(chunk[cut:], pos + start, limit)
+        if at != -1:
+            return start + len(chunk) - cut, at + len(chunk) - cut, True
+    return start, pos + start, False
 
 
 def _common_prefix(flat: str, pos: int, chunk: str) -> int:

@@ -943,6 +943,7 @@
       openingQuotes: rules.opening_quotes,
       cutMessageLeast: rules.cut_message_least,
       rewordedLeast: rules.reworded_least,
+      partLeast: rules.part_least,
       diverge: rules.diverge,
       valueClosers: rules.value_closers,
       hole: pyRegex(patterns.hole, "", "g"),
@@ -1769,6 +1770,20 @@
           slack = 0;
           continue;
         }
+        // match.py: a word of the chunk changed, left out or added: its start where expected
+        // (after a hole: its longest start found later) and its end a little after that count
+        const anchor = owners[i] === owners[i - 1] ? pos : longestStart(flat, pos, chunk, rules);
+        let part = [0, pos, false];
+        if (anchor !== -1 && !(anchor > pos && rules.frameTail.test(cleaned.slice(pos ? origin.get(pos - 1) + 1 : 0, origin.get(anchor)))))
+          part = chunkInPart(flat, anchor, chunk, anchor + (anchor === pos ? slack : 0) + rules.window + chunk.length, rules);
+        if (part[2]) {
+          matched += part[0];
+          missing += chunk.length; // found, but not as vLLM worded it: missing for the score (match.py)
+          bounds[i] = [anchor, part[1]];
+          pos = part[1];
+          slack = 0;
+          continue;
+        }
         const rest = flat.length - pos;
         const common = commonPrefix(flat, pos, chunk);
         // After a hole the paste may stop anywhere: the value can be any length.
@@ -1798,6 +1813,15 @@
             missing += left - overlap;
           }
           break;
+        }
+        if (part[0]) {
+          // its start only, and the paste goes on: the chunk's last words differ (match.py)
+          matched += part[0];
+          missing += chunk.length;
+          bounds[i] = [anchor, part[1]];
+          pos = part[1];
+          slack = chunk.length - part[0];
+          continue;
         }
         missing += chunk.length;
         slack += chunk.length;
@@ -1980,6 +2004,26 @@
     const line = cleaned.slice(position, end);
     const colon = line.indexOf(": ");
     return colon === -1 ? "" : squashText(line.slice(colon + 2), rules);
+  }
+
+  /** match.py's _longest_start: where the longest start of chunk (2 × PART_LEAST or more) first occurs within TAIL from pos. */
+  function longestStart(flat, pos, chunk, rules) {
+    for (let size = chunk.length - 1; size >= 2 * rules.partLeast; size--) {
+      const at = pyFind(flat, chunk.slice(0, size), pos, pos + rules.tail + size);
+      if (at !== -1) return at;
+    }
+    return -1;
+  }
+
+  /** match.py's _chunk_in_part: [characters of chunk found, where they end, whether its end was found]. */
+  function chunkInPart(flat, pos, chunk, limit, rules) {
+    let start = commonPrefix(flat, pos, chunk);
+    if (start < rules.partLeast) start = 0;
+    for (let cut = Math.max(start, 1); cut <= chunk.length - rules.partLeast; cut++) {
+      const at = pyFind(flat, chunk.slice(cut), pos + start, limit);
+      if (at !== -1) return [start + chunk.length - cut, at + chunk.length - cut, true];
+    }
+    return [start, pos + start, false];
   }
 
   function commonPrefix(flat, pos, chunk) {
