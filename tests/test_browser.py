@@ -122,6 +122,18 @@ EDGE_PASTES = {
     "a word changed inside a chunk": "ValueError: Total number of attention heads (28) should be divisible by tensor parallel size (8).",
     "another server's message with a chunk of vllm's changed": "Error code: 400 - {'code': 20015, 'message': 'length of prompt_tokens (70462) must be less than max_seq_len (65536).', 'data': None}",
     "another package's exception type": "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: MemoryStats is only supported for addressable PjRt devices.",
+    "a chunk reworded right after a value": "ValueError: Model architectures ['LlamaForCausalLM'] are not thing for now. Supported architectures: ['A', 'B']",
+    "a short message inside a near whole one": (
+        "WARNING 05-01 10:00:00 [custom_all_reduce.py:1] Custom allreduce is disabled because your platform lacks GPU P2P "
+        "capability or P2P test thing. To silence this warning, specify disable_custom_all_reduce=True explicitly."
+    ),
+    "a nearly whole failure before its report": (
+        "RuntimeError: DeepGEMM backend is not available or outdated. Please install or thing the `deep_gemm` to a newer "
+        "version to enable FP8 kernels.\nERROR 01-01 00:00:00 [core.py:1] EngineCore failed to start."
+    ),
+    "python's own words where a template begins alike": "AttributeError: module 'trl.scripts.vllm_serve' has no attribute 'WeightSyncWorkerExtension'",
+    "a few words of a message mid-sentence": "ERROR 03-05 12:36:31 [core.py:1006] hip runtime failed to load.",
+    "torch_npu's error header": "(EngineCore_DP0 pid=2011231) ERROR 11-20 20:48:03 [core.py:708] [ERROR] 2025-11-20-20:48:03 (PID:2011231, Device:0, RankID:-1) ERR00007 PTA feature not supported",
 }
 
 # Strings whose cleaning differs easily between Python and a naive port.

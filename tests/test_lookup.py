@@ -498,7 +498,9 @@ def test_a_short_message_is_not_found_where_the_paste_makes_its_last_word_longer
     m = tiny_matcher(("RuntimeError", "unexpected error"))
     assert top(m, "RuntimeError: unexpected error") == "e0"
     assert top(m, "The worker is crashed unexpectedly due to other unexpected errors.") is None
-    assert top(m, "The engine hit an unexpected error.") == "e0"  # a full stop ends the word
+    assert top(m, "RuntimeError: unexpected error.") == "e0"  # a full stop ends the word
+    # (in the middle of someone's sentence, its few words are not vLLM's message at all)
+    assert top(m, "The engine hit an unexpected error.") is None
 
 
 def test_a_line_a_native_library_logged_is_none_of_vllms_messages():
@@ -1370,3 +1372,47 @@ def test_of_two_problems_worded_alike_the_one_the_pin_still_raises_comes_first()
     index = compact_index(releases, links=[Link("a000000000000006", "c000000000000006", "reworded", 0.9, "v1", "v3")])
     matches, _ = matcher_from_index(index).lookup("Expected 2 placeholders, found 0.", top=2)
     assert [m.to_json()["current"]["id"] for m in matches] == ["c000000000000006", "b000000000000006"]
+
+
+def test_a_reworded_chunk_after_a_value_does_not_count_the_value_as_added_words():
+    """The chunk right after a value was reworded, so the value's end is unknown: the next chunk
+    may lie any way on, and the value between is no words added to vLLM's message."""
+    m = tiny_matcher(("ValueError", "Model architectures {archs} are not supported for now. Supported architectures: {supported}"))
+    (near,), _ = m.lookup("ValueError: Model architectures ['LlamaForCausalLM'] are not thing for now. Supported architectures: ['A', 'B']")
+    assert near.error.id == "e0" and near.verdict == "partial"
+
+
+def test_a_short_message_inside_a_near_whole_one_is_a_reading_of_its_words():
+    m = tiny_matcher(("WARNING", "{mode} is disabled because {reason}.", "log"),
+                     ("WARNING", "Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. "
+                                 "To silence this warning, specify disable_custom_all_reduce=True explicitly.", "log"))
+    paste = ("WARNING 05-01 10:00:00 [custom_all_reduce.py:1] Custom allreduce is disabled because your platform lacks GPU P2P "
+             "capability or P2P test thing. To silence this warning, specify disable_custom_all_reduce=True explicitly.")
+    matches, _ = m.lookup(paste)
+    assert [x.error.id for x in matches] == ["e1"] and matches[0].verdict == "partial"
+    # the short one alone is still found
+    assert top(m, "WARNING 05-01 10:00:00 [x.py:1] Sliding window is disabled because the model has none.") == "e0"
+
+
+def test_a_nearly_whole_failure_comes_before_the_report_that_follows_it():
+    m = tiny_matcher(("ERROR", "EngineCore failed to start.", "log"),
+                     ("RuntimeError", "DeepGEMM backend is not available or outdated. Please install or update the `deep_gemm` "
+                                      "to a newer version to enable FP8 kernels."))
+    paste = ("RuntimeError: DeepGEMM backend is not available or outdated. Please install or thing the `deep_gemm` to a newer "
+             "version to enable FP8 kernels.\nERROR 01-01 00:00:00 [core.py:1] EngineCore failed to start.")
+    matches, _ = m.lookup(paste)
+    assert [x.error.id for x in matches][:1] == ["e1"] and matches[0].verdict == "partial"
+
+
+def test_a_line_in_pythons_own_words_is_not_a_vllm_template_that_begins_alike():
+    m = tiny_matcher(("AttributeError", "Module '{path}' has no attribute '{name}' (speculative_config.model='{model}')"))
+    matches, foreign = m.lookup("AttributeError: module 'trl.scripts.vllm_serve' has no attribute 'WeightSyncWorkerExtension'")
+    assert matches == [] and foreign is not None
+    assert top(m, "AttributeError: Module 'my.drafter' has no attribute 'Eagle' (speculative_config.model='x')") == "e0"
+
+
+def test_a_few_words_that_open_a_message_are_not_it_mid_sentence():
+    m = tiny_matcher(("RuntimeError", "Failed to load {filename}"))
+    assert top(m, "ERROR 03-05 12:36:31 [core.py:1006] hip runtime failed to load.") is None
+    assert top(m, "RuntimeError: Failed to load config.json") == "e0"
+    assert top(m, "ERROR 03-05 12:36:31 [core.py:1006] Failed to load config.json") == "e0"

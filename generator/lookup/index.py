@@ -32,7 +32,7 @@ def _source(pattern: re.Pattern) -> str:
     if unsupported:
         raise ValueError(f"flags {unsupported} of {pattern.pattern!r} do not travel in the lookup index")
     inline = "".join(letter for flag, letter in ((re.I, "i"), (re.M, "m"), (re.S, "s")) if pattern.flags & flag)
-    if inline and pattern.pattern.startswith("(?"):
+    if inline and re.match(r"\(\?[aiLmsux]+\)", pattern.pattern):
         raise ValueError(f"{pattern.pattern!r}: give its flags to re.compile, not inline")
     return f"(?{inline}){pattern.pattern}" if inline else pattern.pattern
 
@@ -60,6 +60,8 @@ def rules() -> dict:
         "min_literal": match.MIN_LITERAL,
         "min_matched": match.MIN_MATCHED,
         "sure": match.SURE,
+        "nearly_whole": match.NEARLY_WHOLE,
+        "outweighs": match.OUTWEIGHS,
         "open_value_lines": match.OPEN_VALUE_LINES,
         "agree_bonus": match.AGREE_BONUS,
         "frame_bonus": match.FRAME_BONUS,
@@ -143,6 +145,7 @@ def rules() -> dict:
             "code_word": _source(foreign.CODE_WORD),
             "raise_at_the_end": _source(match.RAISE_AT_THE_END),
             "hole": _source(match.HOLE),
+            "python_wrote": _source(match.PYTHON_WROTE),
             "native_log_line": _source(match.NATIVE_LOG_LINE),
         },
     }

@@ -56,6 +56,8 @@ TAIL = 400  # squashed characters before the paste's end within which a template
 MIN_LITERAL = 12  # templates with less literal text need their exception name beside them
 MIN_MATCHED = 20  # a longer template must show at least this much of itself
 SURE = 0.9  # a score from which a match counts as the message itself (not a near miss)
+NEARLY_WHOLE = 40  # squashed characters a near match shows, with OUTWEIGHS times what it lacks, to count as a failure
+OUTWEIGHS = 3  # ... and times a match inside its words shows, to be the reading of those words
 AGREE_BONUS = 15  # squashed characters a type that agrees is worth (or the raising frame)
 FRAME_BONUS = 50  # ... and on top of that, the raising frame
 MAX_VALUE_CHARS = 2000  # a placeholder's value is cut after this many characters
@@ -64,6 +66,10 @@ HOLE = re.compile(r"\{[^}]*\}")  # a placeholder, for telling whether a template
 # A template that is only a message Python itself writes, around its placeholders.
 ENDS_IN_A_VALUE = re.compile(r"\{[^}]*\}\W*$")  # "NCCL error: {error_str}": its value runs on to the line's end
 PYTHONS_OWN = re.compile(r"""^(?:module )?(?:\{[^}]*\}|['"\s.])*(?:object )?has no attribute(?:\{[^}]*\}|['"\s.])*$|^No module named(?:\{[^}]*\}|['"\s.])*$|^object of type (?:\{[^}]*\}|['"\s.])* has no len\(\)$""")
+# ... and a line of the paste in Python's own words, where a vLLM template only begins like it
+# ("module 'trl.scripts.vllm_serve' has no attribute 'X'" is not vLLM's "Module '{path}' has no
+# attribute '{name}' (speculative_config.model=...)" cut short): Python writes "module" in lower case
+PYTHON_WROTE = re.compile(r"""(?:module |type object )?'[^'\n]*' (?:object )?has no attribute '[^'\n]*'[ \t]*$|No module named '[^'\n]*'[ \t]*$""", re.M)
 # A vLLM message's text before its first value, at least this long, found again on the
 # foreign error's line makes that line a copy of the message (quotes_it).
 QUOTE_HEAD = 12
@@ -613,6 +619,7 @@ class Matcher:
         # submit transfer operation": glog's header names a C++ file) is none of vLLM's messages.
         found = [m for m in results.values() if not (m.error.kind == "log" and _after_exception_type(cleaned, m.start))
                  and (m.frame or not PYTHONS_OWN.match(m.error.template))
+                 and (m.frame or not PYTHON_WROTE.match(cleaned, m.start))
                  and (m.frame or not _on_a_native_log_line(cleaned, m.start))]
         # A message that starts inside the words of another message the paste shows whole is a
         # reading of those words: "Possibly too large swap space. 4.00 GiB out of ..." is the
@@ -855,9 +862,11 @@ class Matcher:
         bounds[first] = (start, start + len(chunks[first]))
         pos = start + len(chunks[first])
         slack = 0  # how far a chunk may be from where it is expected (after missing ones)
+        value_before = False  # a hole's value lies before pos: the chunk after it was not found
         for i in range(first + 1, len(chunks)):
             chunk = chunks[i]
-            if owners[i] != owners[i - 1]:
+            hole = owners[i] != owners[i - 1] or value_before  # a value of any length may lie before it
+            if hole:
                 at = flat.find(chunk, pos)  # a hole lies before it: any value
                 if at != -1 and pos and FRAME_TAIL.search(cleaned, origin[pos - 1] + 1, origin[at]):
                     at = -1  # ... but a traceback's frame is no part of a message ("in <module>" is no "Module '...'"),
@@ -867,18 +876,18 @@ class Matcher:
             else:
                 at = flat.find(chunk, pos, pos + slack + WINDOW + len(chunk))
             if at != -1:
-                if owners[i] == owners[i - 1]:
+                if not hole:
                     missing += (at - pos) // 2  # words inserted into the message
                 bounds[i] = (at, at + len(chunk))
                 matched += len(chunk)
                 pos = at + len(chunk)
-                slack = 0
+                slack, value_before = 0, False
                 continue
             # A word of the chunk changed, left out or added ("exceeds the available Mamba"): its
             # start where expected (after a hole: its longest start found later) and its end a
             # little after that are found, so the template may still match; but the chunk is
             # not the paste's words, and counts as missing: the score says "partial".
-            anchor = pos if owners[i] == owners[i - 1] else _longest_start(flat, pos, chunk)
+            anchor = pos if not hole else _longest_start(flat, pos, chunk)
             got, until, ended = 0, pos, False
             if anchor != -1 and not (anchor > pos and FRAME_TAIL.search(cleaned, origin[pos - 1] + 1 if pos else 0, origin[anchor])):
                 got, until, ended = _chunk_in_part(flat, anchor, chunk, anchor + (slack if anchor == pos else 0) + WINDOW + len(chunk))
@@ -887,7 +896,7 @@ class Matcher:
                 missing += len(chunk)
                 bounds[i] = (anchor, until)
                 pos = until
-                slack = 0
+                slack, value_before = 0, False
                 continue
             rest = len(flat) - pos
             # Does the paste (or its line) stop here, inside this chunk or in the hole
@@ -896,17 +905,17 @@ class Matcher:
             common = _common_prefix(flat, pos, chunk)
             # After a hole the paste may stop anywhere: the value can be any length.
             at_end = (
-                owners[i] != owners[i - 1]
+                hole
                 or rest <= TAIL
                 or _at_line_end(cleaned, origin[pos + common - 1] + 1 if pos + common else 0)
             )
-            if at_end and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], owners[i] != owners[i - 1]):
+            if at_end and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole):
                 at_paste_end = _longest_prefix_at_end(flat[pos:], chunk) if rest <= TAIL else 0
                 overlap = max(common, at_paste_end)
                 matched += overlap
                 if overlap:
                     bounds[i] = (pos, pos + overlap) if overlap == common else (len(flat) - overlap, len(flat))
-                if overlap > common and owners[i] == owners[i - 1] and bounds[i - 1] is not None:
+                if overlap > common and not hole and bounds[i - 1] is not None:
                     # the chunk's start found at the paste's end, right after other words than
                     # the chunk before it: words inserted into the message ("suffix is not
                     # currently supported" is not "suffix is not supported with ..." cut short)
@@ -915,22 +924,26 @@ class Matcher:
                 # Cut short only where the paste (or its line) stops: after a hole (the value
                 # runs on), at a line's end, or at the paste's end. Anything else on the line
                 # is other words than vLLM's: what the paste leaves out counts as missing.
-                after_hole = (owners[i] != owners[i - 1] and not _diverges(flat, origin, cleaned, pos, chunk)
+                after_hole = (hole and not _diverges(flat, origin, cleaned, pos, chunk)
                               and not _mid_sentence(cleaned, origin[start]))
                 open_value = after_hole and overlap == 0
                 cut = (after_hole
                        or pos + overlap >= len(flat) or at_paste_end == overlap > 0
                        or _message_ends(cleaned, origin[pos + overlap - 1] + 1 if pos + overlap else 0,
-                                        value_next=owners[i] != owners[i - 1]))
+                                        value_next=hole))
                 if not cut:
                     missing += sum(len(c) for c in chunks[i:]) - overlap
                 break
             if got:  # its start only, and the paste goes on: the chunk's last words differ
                 matched, missing, pos, slack = matched + got, missing + len(chunk), until, len(chunk) - got
                 bounds[i] = (anchor, until)
+                value_before = False
                 continue
             missing += len(chunk)
             slack += len(chunk)
+            # the value before a chunk that was not found has no known end: the next chunk may
+            # be any way on, and what lies between is the value, not words added to the message
+            value_before = hole
         if matched < min(entry.literal, MIN_MATCHED):
             return None
         begin = start
@@ -964,6 +977,9 @@ class Matcher:
             # a few words with other capitals are someone else's: "API error: Internal Server
             # Error" is an HTTP status phrase, not vLLM's "Internal server error"
             return None
+        if (entry.literal < MIN_MATCHED and first == 0 and not exception_beside and not HOLE.match(self.errors[entry.error].template)
+                and _mid_sentence(cleaned, origin[begin])):
+            return None  # a few words that open vLLM's message, read mid-sentence: "hip runtime failed to load." is not "Failed to load {filename}"
         if (entry.literal < MIN_MATCHED and not truncated and owners[-1] == len(entry.holes)
                 and _word_goes_on(cleaned, origin[end - 1] + 1, self.errors[entry.error].template)):
             return None  # a few words whose last the paste makes longer: "unexpected error" is not in "unexpected errors"
@@ -1220,16 +1236,22 @@ def _failure_before_warnings(ranked: list[Match]) -> list[Match]:
     return [failure] + [m for m in ranked if m is not failure]
 
 
+def _nearly_whole(match: Match) -> bool:
+    """A near match that shows much of its message and lacks little ("DeepGEMM backend ... Please
+    install or <a word reworded> the `deep_gemm` ..."): a failure of its own, though not sure."""
+    return match.matched >= max(NEARLY_WHOLE, OUTWEIGHS * match.missing)
+
+
 def _failure_before_its_report(ranked: list[Match]) -> list[Match]:
     """A logged report of a failure ("Got fatal signal from worker processes ... See stack trace
     above for root cause") does not come before the failure it reports: an error raised
-    earlier in the paste, found sure and with its exception type beside it, or a raise with
+    earlier in the paste, found sure (or nearly whole) and with its exception type beside it, or a raise with
     no message whose frame and type are the traceback's last ("raise NotImplementedError")."""
     if not ranked or ranked[0].error.kind != "log" or not WRAPPER.search(ranked[0].error.template):
         return ranked
     first = ranked[0]
     earlier = [m for m in ranked if m.end <= first.start and m.start < first.start and not m.wrapper and m.error.kind != "log"
-               and (m.score >= SURE and m.exception_agrees or m.frame and not m.matched)]
+               and ((m.score >= SURE or _nearly_whole(m)) and m.exception_agrees or m.frame and not m.matched)]
     if not earlier:
         return ranked
     return [earlier[0]] + [m for m in ranked if m is not earlier[0]]
@@ -1280,9 +1302,13 @@ ASCII_LETTERS = re.compile(r"[A-Za-z]")
 
 def _inside_words(match: Match, other: Match) -> bool:
     """Whether ``match`` starts inside ``other``'s own words (not in one of its values), ``other``
-    being a whole message of the paste that starts before it."""
-    return (other is not match and other.start < match.start < other.end and other.score >= SURE
-            and other.coverage >= SURE and not any(a <= match.start < b for a, b in other.value_spans))
+    being a whole message of the paste that starts before it, or a near one (a word reworded)
+    that shows OUTWEIGHS times as much: "{mode} is disabled because {reason}." inside "Custom
+    allreduce is disabled because ... P2P test <reworded>. To silence this warning ..."."""
+    return (other is not match and other.start <= match.start < other.end
+            and (other.start < match.start and other.score >= SURE and other.coverage >= SURE
+                 or _nearly_whole(other) and other.matched >= OUTWEIGHS * match.matched)
+            and not any(a <= match.start < b for a, b in other.value_spans))
 
 
 def _mid_sentence(text: str, position: int) -> bool:

@@ -934,6 +934,8 @@
       minLiteral: rules.min_literal,
       minMatched: rules.min_matched,
       sure: rules.sure,
+      nearlyWhole: rules.nearly_whole,
+      outweighs: rules.outweighs,
       openValueLines: rules.open_value_lines,
       agreeBonus: rules.agree_bonus,
       frameBonus: rules.frame_bonus,
@@ -947,6 +949,7 @@
       diverge: rules.diverge,
       valueClosers: rules.value_closers,
       hole: pyRegex(patterns.hole, "", "g"),
+      pythonWrote: pyRegex(patterns.python_wrote, "", "y"),
       // generator/text.py
       ellipsis: rules.ellipsis,
       cutTrailing: rules.cut_trailing,
@@ -1650,12 +1653,17 @@
       // ... nor is a line that a native library logged (match.py: _on_a_native_log_line)
       const readable = Array.from(results.values()).filter(
         (m) => !(m.error.kind === "log" && this.afterExceptionType(cleaned, m.start)) && (m.frame || !this.rules.pythonsOwn.test(m.error.template))
+          // match.py PYTHON_WROTE: a line of the paste in Python's own words ("module 'x' has no attribute 'y'")
+          && (m.frame || !pythonWrote(cleaned, m.start, this.rules))
           && (m.frame || !onANativeLogLine(cleaned, m.start, this.rules)),
       );
-      // match.py _inside_words(): a message that starts inside the words of another the paste shows whole
+      // match.py _inside_words(): a message that starts inside the words of another the paste shows
+      // whole, or of a near one that shows OUTWEIGHS times as much
       const found = readable.filter((m) => m.frame || !readable.some((other) =>
-        other !== m && other.start < m.start && m.start < other.end && other.score >= rules.sure && other.coverage >= rules.sure &&
-        !other.valueSpans.some(([a, b]) => a <= m.start && m.start < b)));
+        other !== m && other.start <= m.start && m.start < other.end
+        && ((other.start < m.start && other.score >= rules.sure && other.coverage >= rules.sure)
+          || (nearlyWhole(other, rules) && other.matched >= rules.outweighs * m.matched))
+        && !other.valueSpans.some(([a, b]) => a <= m.start && m.start < b)));
       for (const outer of found) {
         outer.wrapper = outer.valueSpans.some(([a, b]) =>
           found.some((inner) => inner !== outer && a <= inner.start && inner.start < b && (inner.end <= b || !pyStripChars(cleaned.slice(b, inner.end), " \t.,;:!"))
@@ -1753,26 +1761,29 @@
       bounds[first] = [start, start + chunks[first].length];
       let pos = start + chunks[first].length;
       let slack = 0;
+      let valueBefore = false; // match.py: a hole's value lies before pos, the chunk after it not found
       for (let i = first + 1; i < chunks.length; i++) {
         const chunk = chunks[i];
+        const hole = owners[i] !== owners[i - 1] || valueBefore; // a value of any length may lie before it
         let at;
-        if (owners[i] !== owners[i - 1]) {
+        if (hole) {
           at = pyFind(flat, chunk, pos);
           // ... but a traceback's frame is no part of a message (match.py)
           if (at !== -1 && pos && rules.frameTail.test(cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)))) at = -1;
         } else if (pyStartsWith(flat, chunk, pos)) at = pos;
         else at = pyFind(flat, chunk, pos, pos + slack + rules.window + chunk.length);
         if (at !== -1) {
-          if (owners[i] === owners[i - 1]) missing += Math.floor((at - pos) / 2);
+          if (!hole) missing += Math.floor((at - pos) / 2);
           bounds[i] = [at, at + chunk.length];
           matched += chunk.length;
           pos = at + chunk.length;
           slack = 0;
+          valueBefore = false;
           continue;
         }
         // match.py: a word of the chunk changed, left out or added: its start where expected
         // (after a hole: its longest start found later) and its end a little after that count
-        const anchor = owners[i] === owners[i - 1] ? pos : longestStart(flat, pos, chunk, rules);
+        const anchor = !hole ? pos : longestStart(flat, pos, chunk, rules);
         let part = [0, pos, false];
         if (anchor !== -1 && !(anchor > pos && rules.frameTail.test(cleaned.slice(pos ? origin.get(pos - 1) + 1 : 0, origin.get(anchor)))))
           part = chunkInPart(flat, anchor, chunk, anchor + (anchor === pos ? slack : 0) + rules.window + chunk.length, rules);
@@ -1782,31 +1793,32 @@
           bounds[i] = [anchor, part[1]];
           pos = part[1];
           slack = 0;
+          valueBefore = false;
           continue;
         }
         const rest = flat.length - pos;
         const common = commonPrefix(flat, pos, chunk);
         // After a hole the paste may stop anywhere: the value can be any length.
         const atEnd =
-          owners[i] !== owners[i - 1] ||
+          hole ||
           rest <= rules.tail ||
           atLineEnd(cleaned, pos + common ? origin.get(pos + common - 1) + 1 : 0);
-        if (atEnd && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), owners[i] !== owners[i - 1])) {
+        if (atEnd && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
           const atPasteEnd = rest <= rules.tail ? longestPrefixAtEnd(flat.slice(pos), chunk) : 0;
           const overlap = Math.max(common, atPasteEnd);
           matched += overlap;
           if (overlap) bounds[i] = overlap === common ? [pos, pos + overlap] : [flat.length - overlap, flat.length];
           // match.py: the chunk's start at the paste's end, after other words: words inserted
-          if (overlap > common && owners[i] === owners[i - 1] && bounds[i - 1] !== null) missing += Math.floor((flat.length - overlap - pos) / 2);
+          if (overlap > common && !hole && bounds[i - 1] !== null) missing += Math.floor((flat.length - overlap - pos) / 2);
           truncated = true;
           // cut short only where the paste (or its line) stops; else what it leaves out is missing
-          const afterHole = owners[i] !== owners[i - 1] && !diverges(flat, origin, cleaned, pos, chunk, rules) && !midSentence(cleaned, origin.get(start));
+          const afterHole = hole && !diverges(flat, origin, cleaned, pos, chunk, rules) && !midSentence(cleaned, origin.get(start));
           openValue = afterHole && overlap === 0;
           const cut =
             afterHole ||
             pos + overlap >= flat.length ||
             (atPasteEnd === overlap && overlap > 0) ||
-            messageEnds(cleaned, pos + overlap ? origin.get(pos + overlap - 1) + 1 : 0, rules, owners[i] !== owners[i - 1]);
+            messageEnds(cleaned, pos + overlap ? origin.get(pos + overlap - 1) + 1 : 0, rules, hole);
           if (!cut) {
             let left = 0;
             for (const c of chunks.slice(i)) left += c.length;
@@ -1821,10 +1833,13 @@
           bounds[i] = [anchor, part[1]];
           pos = part[1];
           slack = chunk.length - part[0];
+          valueBefore = false;
           continue;
         }
         missing += chunk.length;
         slack += chunk.length;
+        // the value before a chunk not found has no known end: what lies between is the value
+        valueBefore = hole;
       }
       if (matched < Math.min(entry.literal, rules.minMatched)) return null;
       const begin = start;
@@ -1858,6 +1873,9 @@
       // match.py: a few words with other capitals are someone else's
       if (!entry.holes.length && !missing && entry.literal < rules.minMatched &&
           !sameCase(cleaned.slice(origin.get(begin), origin.get(end - 1) + 1), this.errors[entry.error].template)) return null;
+      // match.py: a few words that open vLLM's message, read mid-sentence ("hip runtime failed to load.")
+      if (entry.literal < rules.minMatched && first === 0 && !exceptionBeside && !opensWithHole(this.errors[entry.error].template, rules)
+          && midSentence(cleaned, origin.get(begin))) return null;
       // match.py: a few words whose last the paste makes longer ("unexpected error" is not in "unexpected errors")
       if (entry.literal < rules.minMatched && !truncated && owners[owners.length - 1] === entry.holes.length &&
           wordGoesOn(cleaned, origin.get(end - 1) + 1, this.errors[entry.error].template)) return null;
@@ -1956,6 +1974,19 @@
   }
 
   /** _on_a_native_log_line(): whether start lies after the header of a line a native library logged. */
+  /** PYTHON_WROTE.match(cleaned, start): Python's own words from there to the line's end. */
+  function pythonWrote(cleaned, start, rules) {
+    rules.pythonWrote.lastIndex = start;
+    return rules.pythonWrote.test(cleaned);
+  }
+
+  /** Whether a template opens with a hole ("{mode} is disabled because ..."): HOLE.match(template). */
+  function opensWithHole(template, rules) {
+    rules.hole.lastIndex = 0;
+    const found = rules.hole.exec(template);
+    return found !== null && found.index === 0;
+  }
+
   function onANativeLogLine(cleaned, start, rules) {
     const pattern = rules.nativeLogLine;
     pattern.lastIndex = start > 0 ? cleaned.lastIndexOf("\n", start - 1) + 1 : 0;
@@ -2074,12 +2105,17 @@
   }
 
   /** _failure_before_its_report(): a logged report of a failure does not come before the error raised earlier (sure, its type beside). */
+  /** _nearly_whole(): a near match that shows much of its message and lacks little: a failure of its own. */
+  function nearlyWhole(m, rules) {
+    return m.matched >= Math.max(rules.nearlyWhole, rules.outweighs * m.missing);
+  }
+
   function failureBeforeItsReport(ranked, rules) {
     if (!ranked.length || ranked[0].error.kind !== "log" || !rules.wrapper.test(ranked[0].error.template)) return ranked;
     const first = ranked[0];
     const earlier = ranked.find(
       (m) => m.end <= first.start && m.start < first.start && !m.wrapper && m.error.kind !== "log"
-        && ((m.score >= rules.sure && m.exceptionAgrees) || (m.frame && !m.matched)),
+        && (((m.score >= rules.sure || nearlyWhole(m, rules)) && m.exceptionAgrees) || (m.frame && !m.matched)),
     );
     if (earlier === undefined) return ranked;
     return [earlier, ...ranked.filter((m) => m !== earlier)];
