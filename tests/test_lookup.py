@@ -1416,3 +1416,15 @@ def test_a_few_words_that_open_a_message_are_not_it_mid_sentence():
     assert top(m, "ERROR 03-05 12:36:31 [core.py:1006] hip runtime failed to load.") is None
     assert top(m, "RuntimeError: Failed to load config.json") == "e0"
     assert top(m, "ERROR 03-05 12:36:31 [core.py:1006] Failed to load config.json") == "e0"
+
+
+def test_torch_npus_error_header_is_ascends_but_not_its_report_of_a_python_exception():
+    """torch_npu opens its errors with "(PID:n, Device:n, RankID:n) ERRnnnnn"; ERR99999 is its
+    "UNKNOWN application exception", logged after a Python exception it only reports."""
+    m = tiny_matcher(("KeyError", "Reasoning parser '{name}' not found. Available parsers: {parsers}"))
+    header = "[ERROR] 2025-11-20-20:48:03 (PID:2011231, Device:0, RankID:-1) "
+    matches, foreign = m.lookup(header + "ERR00007 PTA feature not supported")
+    assert matches == [] and foreign["id"] == "ascend-npu-error" and foreign["role"] == "answer"
+    matches, foreign = m.lookup("KeyError: \"Reasoning parser 'telechat' not found. Available parsers: qwen3, mistral\"\n"
+                                + header + "ERR99999 UNKNOWN applicaiton exception")
+    assert [x.error.id for x in matches] == ["e0"] and (foreign is None or foreign["id"] != "ascend-npu-error")
