@@ -133,6 +133,12 @@ EDGE_PASTES = {
     ),
     "python's own words where a template begins alike": "AttributeError: module 'trl.scripts.vllm_serve' has no attribute 'WeightSyncWorkerExtension'",
     "a few words of a message mid-sentence": "ERROR 03-05 12:36:31 [core.py:1006] hip runtime failed to load.",
+    "a warning above an exception logged as its repr": (
+        "WARNING 06-24 19:02:15 [api_server.py:816] To indicate that the rerank API is not part of the standard OpenAI API, we have "
+        "located it at `/rerank`. Please update your client accordingly. (Note: Conforms to JinaAI rerank API)\n"
+        "ERROR 06-24 19:02:15 [engine.py:165] AttributeError(\"'Qwen2ForCausalLM' object has no attribute 'pooler'\")"
+    ),
+    "a short message without its full stop": "The model `Qwen1.5-14B-Chat-GPTQ-Int8` does not exist",
     "torch_npu's error header": "(EngineCore_DP0 pid=2011231) ERROR 11-20 20:48:03 [core.py:708] [ERROR] 2025-11-20-20:48:03 (PID:2011231, Device:0, RankID:-1) ERR00007 PTA feature not supported",
 }
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from generator.lookup.clean import clean_paste, squash
+from generator.lookup.foreign import last_exception
 from test_corpus import RELEASES  # errorkb.toml's [history] releases
-from generator.lookup.match import LookupError_, Matcher, error_title
+from generator.lookup.match import STOP_GRAM_ENTRIES, LookupError_, Matcher, error_title
 from generator.scan.ids import split_template
 from generator.lookup.index import compact_index, matcher_from_index
 
@@ -1428,3 +1429,32 @@ def test_torch_npus_error_header_is_ascends_but_not_its_report_of_a_python_excep
     matches, foreign = m.lookup("KeyError: \"Reasoning parser 'telechat' not found. Available parsers: qwen3, mistral\"\n"
                                 + header + "ERR99999 UNKNOWN applicaiton exception")
     assert [x.error.id for x in matches] == ["e0"] and (foreign is None or foreign["id"] != "ascend-npu-error")
+
+
+def test_an_exception_logged_as_its_repr_is_the_last_exception():
+    """V0's engine logged ``repr(e)`` on a line of its own above the traceback."""
+    assert last_exception("Traceback (most recent call last):\nAttributeError(\"'Q' object has no attribute 'pooler'\")") == (
+        35, "AttributeError")
+    assert last_exception("    raise ValueError(\"No available memory \"") is None  # a raise's code line is not
+
+
+def test_warnings_logged_above_a_foreign_exception_do_not_hide_it():
+    """A vLLM warning above the paste's last exception did not stop vLLM: the exception, though
+    Python's own words (a weak rule), is the answer."""
+    m = tiny_matcher(("WARNING", "To indicate that the rerank API is not part of the standard OpenAI API, we have located it at `/rerank`.", "log"))
+    warning = "WARNING 06-24 19:02:15 [api_server.py:816] To indicate that the rerank API is not part of the standard OpenAI API, we have located it at `/rerank`."
+    error = "ERROR 06-24 19:02:15 [engine.py:165] AttributeError(\"'Qwen2ForCausalLM' object has no attribute 'pooler'\")"
+    matches, foreign = m.lookup(warning + "\n" + error)
+    assert matches == [] and foreign["id"] == "python-error-in-code" and foreign["role"] == "answer"
+    assert [x.error.id for x in m.lookup(warning)[0]] == ["e0"]  # alone, the warning is what the paste shows
+
+
+def test_a_short_message_without_its_closing_full_stop_is_found():
+    """A title or a bare line often leaves the full stop out: of a short template's few grams,
+    the last is then missing and the template was no candidate."""
+    # words in more templates than STOP_GRAM_ENTRIES tell nothing: of this one's grams, only
+    # "themod" and "exist." are left in the index
+    m = tiny_matcher(("NotFoundError", "The model `{request.model}` does not exist.", "response"),
+                     *[("ValueError", f"{i} he model does not") for i in range(STOP_GRAM_ENTRIES)])
+    assert top(m, "The model `Qwen1.5-14B-Chat-GPTQ-Int8` does not exist") == "e0"
+    assert top(m, "ValueError: The model `Qwen1.5-14B-Chat-GPTQ-Int8` does not exist") == "e0"

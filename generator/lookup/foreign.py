@@ -125,7 +125,9 @@ WRAPPER = re.compile(r"root cause|see (?:the )?(?:stack trace|above|logs?|error)
                      r"initialization failed|initialization error|Worker failed|encountered an issue|check the logs|"
                      r"fatal error|failed with error|Error executing method|failed to be inspected", re.I)
 
-EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?(\w*(?:Error|Exception|Exit|Interrupt|Warning)|AssertionError)(?:\((\w+)\))?(?::\s?(.*))?$")
+# Also the exception as its repr, a line of its own: V0's engine logged ``repr(e)`` above the
+# traceback ("AttributeError(\"'X' object has no attribute 'pooler'\")").
+EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?(\w*(?:Error|Exception|Exit|Interrupt|Warning)|AssertionError)(?:\((\w+)\))?(?::\s?(.*)|\(([\"'])(.*)\4\))?$")
 FRAME = re.compile(r'File "([^"]+)", line (\d+), in ([\w<>.]+)')
 
 

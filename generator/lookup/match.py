@@ -595,6 +595,10 @@ class Matcher:
 
         index = self.index
         grams = {flat[i : i + GRAM] for i in range(len(flat) - GRAM + 1)}
+        if len(flat) >= GRAM and flat[-1] != ".":
+            # a title or a bare line often leaves out the message's closing full stop, a share
+            # of a short template's few grams ("The model `x` does not exist")
+            grams.add(flat[1 - GRAM :] + ".")
         counts = Counter(chain.from_iterable(filter(None, map(index.get, grams))))
         grams_of = self.entry_grams
         # Keep the templates of which a fair share of grams occur, best share first.
@@ -649,9 +653,14 @@ class Matcher:
             start, end, line_end = raised_by
             ranked = [m for m in ranked if m.frame or not (start <= m.start <= end or (start <= m.start <= line_end and m.missing))]
 
-        foreign = not_vllm(cleaned, not ranked, self.foreign) or (
-            None if ranked else foreign_frame(frames) or foreign_exception_type(cleaned, last) or foreign_call(cleaned, last)
-            or unmatched_exception(cleaned, last, self.own_types))
+        # Warnings vLLM logged above the paste's last exception did not stop it: when they
+        # are all that matched, the exception is told as if nothing had.
+        warned_only = last is not None and bool(ranked) and all(
+            not m.frame and m.error.kind == "log" and m.error.exception.upper() == "WARNING" and m.end <= last[0] for m in ranked)
+        quiet = not ranked or warned_only
+        foreign = not_vllm(cleaned, quiet, self.foreign) or (
+            foreign_frame(frames) or foreign_exception_type(cleaned, last) or foreign_call(cleaned, last)
+            or unmatched_exception(cleaned, last, self.own_types) if quiet else None)
         if foreign is None:
             ranked = ranked or self._logged_there(text)
             foreign = None if ranked else unmatched_line(cleaned)

@@ -1632,6 +1632,11 @@
         if (!list) continue;
         for (const e of list) counts.set(e, (counts.get(e) || 0) + 1);
       }
+      // a title or a bare line often leaves out the message's closing full stop
+      if (flat.length >= g && !flat.endsWith(".")) {
+        const list = this.index.get(flat.slice(flat.length - g + 1) + ".");
+        if (list && !seen.has(flat.slice(flat.length - g + 1) + ".")) for (const e of list) counts.set(e, (counts.get(e) || 0) + 1);
+      }
       const entries = this.entries;
       const ranked = [];
       for (const [e, n] of counts) {
@@ -1691,7 +1696,11 @@
           (m) => m.frame || !((raisedBy[0] <= m.start && m.start <= raisedBy[1]) || (raisedBy[0] <= m.start && m.start <= raisedBy[2] && m.missing)),
         );
 
-      let foreign = this.notVllm(cleaned, !best.length) || (best.length ? null : this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last) || this.unmatchedException(cleaned, last));
+      // Warnings logged above the last exception did not stop vLLM: told as if nothing matched.
+      const warnedOnly = last !== null && best.length > 0 && best.every(
+        (m) => !m.frame && m.error.kind === "log" && m.error.exception.toUpperCase() === "WARNING" && m.end <= last[0]);
+      const quiet = !best.length || warnedOnly;
+      let foreign = this.notVllm(cleaned, quiet) || (quiet ? this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last) || this.unmatchedException(cleaned, last) : null);
       if (foreign === null) {
         if (!best.length && raw !== undefined) best = this.loggedThere(raw);
         if (!best.length) foreign = this.unmatchedLine(cleaned);
