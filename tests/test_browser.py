@@ -139,6 +139,17 @@ EDGE_PASTES = {
         "ERROR 06-24 19:02:15 [engine.py:165] AttributeError(\"'Qwen2ForCausalLM' object has no attribute 'pooler'\")"
     ),
     "a short message without its full stop": "The model `Qwen1.5-14B-Chat-GPTQ-Int8` does not exist",
+    "a quoted value with other words after it": (
+        "(ActorModelRayActor pid=8249) Refer to the documentation on how to address the out of memory issue: "
+        "https://docs.ray.io/en/latest/ray-core/scheduling/ray-oom-prevention.html. To disable worker killing, set the "
+        "environment variable `RAY_memory_monitor_refresh_ms` to zero."
+    ),
+    "a few words then a value over lines": (
+        'lmstudio returned: Engine protocol predict request returned 400:\n{"error":{"code":400,"message":"Unable to generate '
+        "parser for this template.\nAutomatic parser generation failed: While executing CallExpression at line 79,\ncolumn 24 "
+        "in source: ...multi_step_tool %}  {{- raise_exception('No user"
+    ),
+    "a cut message of several releases": "vllm.engine.async_llm_engine.AsyncEngineDeadError: Task finished unexpectedly.",
     "torch_npu's error header": "(EngineCore_DP0 pid=2011231) ERROR 11-20 20:48:03 [core.py:708] [ERROR] 2025-11-20-20:48:03 (PID:2011231, Device:0, RankID:-1) ERR00007 PTA feature not supported",
 }
 

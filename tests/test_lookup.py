@@ -1458,3 +1458,36 @@ def test_a_short_message_without_its_closing_full_stop_is_found():
                      *[("ValueError", f"{i} he model does not") for i in range(STOP_GRAM_ENTRIES)])
     assert top(m, "The model `Qwen1.5-14B-Chat-GPTQ-Int8` does not exist") == "e0"
     assert top(m, "ValueError: The model `Qwen1.5-14B-Chat-GPTQ-Int8` does not exist") == "e0"
+
+
+def test_a_cut_paste_of_messages_alike_goes_to_the_newest():
+    """"Task finished unexpectedly." is the start of v0.4.1's short message and of the longer one
+    a later release raised: a paste cut there does not tell them apart, so the newer wins; a
+    paste showing the short message whole is the short one."""
+    short = "Task finished unexpectedly. This should never happen! Please open an issue on Github."
+    errors = [LookupError_(id="e0", exception="AsyncEngineDeadError", template=short, title="", url="", versions=["v1"],
+                           sites=[], newest=0),
+              LookupError_(id="e1", exception="AsyncEngineDeadError", template=short + " See stack trace above for the actual cause.",
+                           title="", url="", versions=["v2"], sites=[], newest=1)]
+    m = Matcher(errors, [[e.template] for e in errors])
+    assert top(m, "AsyncEngineDeadError: Task finished unexpectedly.") == "e1"
+    assert top(m, "AsyncEngineDeadError: " + short) == "e0"
+
+
+def test_a_quoted_value_with_other_words_after_it_is_no_cut_message():
+    """Ray's "set the environment variable `RAY_memory_monitor_refresh_ms` to zero." goes on after
+    the quoted value in other words than vLLM's "... is deprecated and ignored": it is not that
+    warning cut short in its value."""
+    m = tiny_matcher(("WARNING", "The environment variable {env_var} is deprecated and ignored. Set {new_key} inside "
+                      "kv_transfer_config.kv_connector_extra_config instead.", "log"))
+    assert top(m, "To disable worker killing, set the environment variable `RAY_memory_monitor_refresh_ms` to zero.") is None
+    assert top(m, "WARNING 01-01 00:00:00 [utils.py:1] The environment variable `LMCACHE_X`") == "e0"  # cut in its value
+
+
+def test_a_few_words_then_a_value_over_lines_is_no_message():
+    """LM Studio's "Engine protocol predict request returned 400:" and, two lines on, "... parser
+    generation failed:" are not vLLM's "Engine {eng_id} failed: {msg}"; on one line they would be."""
+    m = tiny_matcher(("RuntimeError", "Engine {eng_id} failed: {msg}"))
+    assert top(m, 'lmstudio returned: Engine protocol predict request returned 400:\n{"error":{"code":400,"message":"Unable to '
+                  'generate parser for this template.\nAutomatic parser generation failed: While executing CallExpression') is None
+    assert top(m, "RuntimeError: Engine core_0 failed: connection reset") == "e0"

@@ -206,7 +206,7 @@ class Match:
             not self.wrapper,
             self.score >= SURE,
             self.matched - self.missing + AGREE_BONUS * (self.exception_agrees or self.frame) + FRAME_BONUS * self.frame,
-            self.coverage,
+            self.coverage >= SURE,  # a cut paste does not tell a longer message from a shorter one
             -self.holes,  # of two templates that fit alike, the one with fewer holes says more
             self.worded_alike,
             self.in_last,
@@ -880,6 +880,9 @@ class Matcher:
                 if at != -1 and pos and FRAME_TAIL.search(cleaned, origin[pos - 1] + 1, origin[at]):
                     at = -1  # ... but a traceback's frame is no part of a message ("in <module>" is no "Module '...'"),
                     # nor is the rest of one whose path the message's start matched ("torch/nn/modules/module.py")
+                elif at != -1 and pos and matched < MIN_MATCHED and cleaned.count("\n", origin[pos - 1] + 1, origin[at]) > 1:
+                    at = -1  # a few words, then a value over lines (not one wrapped): later words there are another text's
+                    # ("Engine protocol predict request returned 400:\n{...}\nAutomatic parser generation failed:")
             elif flat.startswith(chunk, pos):
                 at = pos
             else:
@@ -933,13 +936,16 @@ class Matcher:
                 # Cut short only where the paste (or its line) stops: after a hole (the value
                 # runs on), at a line's end, or at the paste's end. Anything else on the line
                 # is other words than vLLM's: what the paste leaves out counts as missing.
-                after_hole = (hole and not _diverges(flat, origin, cleaned, pos, chunk)
+                # A quoted value that closes with other words after it on its line was no cut:
+                # the paste goes on in other words ("set the environment variable `RAY_X` to zero").
+                closed = hole and _closed_value_goes_on(cleaned, origin[pos - 1] + 1 if pos else 0)
+                after_hole = (hole and not closed and not _diverges(flat, origin, cleaned, pos, chunk)
                               and not _mid_sentence(cleaned, origin[start]))
                 open_value = after_hole and overlap == 0
-                cut = (after_hole
-                       or pos + overlap >= len(flat) or at_paste_end == overlap > 0
-                       or _message_ends(cleaned, origin[pos + overlap - 1] + 1 if pos + overlap else 0,
-                                        value_next=hole))
+                cut = not closed and (
+                    after_hole
+                    or pos + overlap >= len(flat) or at_paste_end == overlap > 0
+                    or _message_ends(cleaned, origin[pos + overlap - 1] + 1 if pos + overlap else 0, value_next=hole))
                 if not cut:
                     missing += sum(len(c) for c in chunks[i:]) - overlap
                 break
@@ -1339,6 +1345,21 @@ def _message_ends(text: str, position: int, value_next: bool = True) -> bool:
     # the environment variable `RAY_...` to zero" is not "The environment variable '...' is not set."
     return not rest or rest[0] in CLOSERS and (value_next or not (
         rest[0] in OPENING_QUOTES and rest[1:2].isascii() and (rest[1:2].isalnum() or rest[1:2] == "_")))
+
+
+CLOSING_QUOTE = {"'": "'", '"': '"', "`": "`", "\u2018": "\u2019", "\u2019": "\u2019", "\u201c": "\u201d", "\u201d": "\u201d"}
+
+
+def _closed_value_goes_on(text: str, position: int) -> bool:
+    """Whether a quoted value opens at ``position``, closes on its line, and other words follow
+    it there: the message did not stop inside that value."""
+    end = text.find("\n", position)
+    rest = text[position : len(text) if end == -1 else end].lstrip(" \t")
+    if not rest or rest[0] not in CLOSING_QUOTE:
+        return False
+    close = rest.find(CLOSING_QUOTE[rest[0]], 1)
+    after = rest[close + 1 :].lstrip(" \t") if close != -1 else ""
+    return after[:1].isascii() and after[:1].isalnum()
 
 
 def _in_order(line: str, chunks: list[str], owners: list[int]) -> list[int] | None:

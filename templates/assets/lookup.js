@@ -1037,7 +1037,7 @@
         this.score >= this.rules.sure ? 1 : 0,
         this.matched - this.missing + this.rules.agreeBonus * (this.exceptionAgrees || this.frame ? 1 : 0) +
           this.rules.frameBonus * (this.frame ? 1 : 0),
-        this.coverage,
+        this.coverage >= this.rules.sure ? 1 : 0, // a cut paste does not tell a longer message from a shorter one
         -this.holes, // of two templates that fit alike, the one with fewer holes says more
         this.wordedAlike ? 1 : 0,
         this.inLast ? 1 : 0,
@@ -1779,6 +1779,8 @@
           at = pyFind(flat, chunk, pos);
           // ... but a traceback's frame is no part of a message (match.py)
           if (at !== -1 && pos && rules.frameTail.test(cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)))) at = -1;
+          // ... nor, after a few words, are later words past a value over lines, not one wrapped (match.py)
+          else if (at !== -1 && pos && matched < rules.minMatched && cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)).split("\n").length > 2) at = -1;
         } else if (pyStartsWith(flat, chunk, pos)) at = pos;
         else at = pyFind(flat, chunk, pos, pos + slack + rules.window + chunk.length);
         if (at !== -1) {
@@ -1821,13 +1823,16 @@
           if (overlap > common && !hole && bounds[i - 1] !== null) missing += Math.floor((flat.length - overlap - pos) / 2);
           truncated = true;
           // cut short only where the paste (or its line) stops; else what it leaves out is missing
-          const afterHole = hole && !diverges(flat, origin, cleaned, pos, chunk, rules) && !midSentence(cleaned, origin.get(start));
+          // match.py: a quoted value that closes with other words after it on its line was no cut
+          const closed = hole && closedValueGoesOn(cleaned, pos ? origin.get(pos - 1) + 1 : 0);
+          const afterHole = hole && !closed && !diverges(flat, origin, cleaned, pos, chunk, rules) && !midSentence(cleaned, origin.get(start));
           openValue = afterHole && overlap === 0;
           const cut =
-            afterHole ||
-            pos + overlap >= flat.length ||
-            (atPasteEnd === overlap && overlap > 0) ||
-            messageEnds(cleaned, pos + overlap ? origin.get(pos + overlap - 1) + 1 : 0, rules, hole);
+            !closed && (
+              afterHole ||
+              pos + overlap >= flat.length ||
+              (atPasteEnd === overlap && overlap > 0) ||
+              messageEnds(cleaned, pos + overlap ? origin.get(pos + overlap - 1) + 1 : 0, rules, hole));
           if (!cut) {
             let left = 0;
             for (const c of chunks.slice(i)) left += c.length;
@@ -2165,6 +2170,18 @@
   function wordGoesOn(cleaned, position, template) {
     const last = toSlots(template).replace(PY_SPACE_TAIL, "").slice(-1);
     return last !== "" && position < cleaned.length && /^[A-Za-z0-9]$/.test(last) && /^[A-Za-z0-9]$/.test(cleaned[position]);
+  }
+
+  const CLOSING_QUOTE = { "'": "'", '"': '"', "`": "`", "\u2018": "\u2019", "\u2019": "\u2019", "\u201c": "\u201d", "\u201d": "\u201d" };
+
+  /** match.py _closed_value_goes_on(): a quoted value opens here, closes on its line, and words follow it. */
+  function closedValueGoesOn(text, position) {
+    const end = text.indexOf("\n", position);
+    const rest = text.slice(position, end === -1 ? text.length : end).replace(/^[ \t]+/, "");
+    if (!rest || !Object.prototype.hasOwnProperty.call(CLOSING_QUOTE, rest[0])) return false;
+    const close = rest.indexOf(CLOSING_QUOTE[rest[0]], 1);
+    const after = close !== -1 ? rest.slice(close + 1).replace(/^[ \t]+/, "") : "";
+    return /^[A-Za-z0-9]/.test(after);
   }
 
   function messageEnds(text, position, rules, valueNext) {
