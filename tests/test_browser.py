@@ -150,6 +150,12 @@ EDGE_PASTES = {
         "in source: ...multi_step_tool %}  {{- raise_exception('No user"
     ),
     "a cut message of several releases": "vllm.engine.async_llm_engine.AsyncEngineDeadError: Task finished unexpectedly.",
+    "a longer message reworded": "RuntimeError: Engine process failed to start. See the trace for the root cause.",
+    "a raised report after a near failure": (
+        "RuntimeError: DeepGEMM backend is not available or outdated. Please install or renew the `deep_gemm` to a newer "
+        "version to enable FP8 kernels.\nRuntimeError: Engine core initialization failed. See root cause above. "
+        "Failed core proc(s): {'EngineCore_DP0': 1}"
+    ),
     "torch_npu's error header": "(EngineCore_DP0 pid=2011231) ERROR 11-20 20:48:03 [core.py:708] [ERROR] 2025-11-20-20:48:03 (PID:2011231, Device:0, RankID:-1) ERR00007 PTA feature not supported",
 }
 

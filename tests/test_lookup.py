@@ -1491,3 +1491,25 @@ def test_a_few_words_then_a_value_over_lines_is_no_message():
     assert top(m, 'lmstudio returned: Engine protocol predict request returned 400:\n{"error":{"code":400,"message":"Unable to '
                   'generate parser for this template.\nAutomatic parser generation failed: While executing CallExpression') is None
     assert top(m, "RuntimeError: Engine core_0 failed: connection reset") == "e0"
+
+
+def test_a_longer_message_reworded_is_not_the_shorter_one_it_grew_from():
+    """v0.6.3 raised "Engine process failed to start"; later releases added "See stack trace
+    for the root cause.": a paste of the longer one with a word retyped shows the longer one."""
+    m = tiny_matcher(("RuntimeError", "Engine process failed to start"),
+                     ("RuntimeError", "Engine process failed to start. See stack trace for the root cause."))
+    assert top(m, "RuntimeError: Engine process failed to start. See the trace for the root cause.") == "e1"
+    assert top(m, "RuntimeError: Engine process failed to start") == "e0"
+    assert top(m, "RuntimeError: Engine process failed to start. My own words go on here, more than vLLM's.") == "e0"
+
+
+def test_a_raised_report_does_not_come_before_the_near_failure_above_it():
+    """"Engine core initialization failed. See root cause above." is raised, not logged, but it
+    only reports the failure above it, found nearly whole with a word retyped."""
+    m = tiny_matcher(("RuntimeError", "DeepGEMM backend is not available or outdated. Please install or update the `deep_gemm` "
+                      "to a newer version to enable FP8 kernels."),
+                     ("RuntimeError", "Engine core initialization failed. See root cause above. Failed core proc(s): {finished}"))
+    paste = ("RuntimeError: DeepGEMM backend is not available or outdated. Please install or renew the `deep_gemm` to a newer "
+             "version to enable FP8 kernels.\nRuntimeError: Engine core initialization failed. See root cause above. "
+             "Failed core proc(s): {'EngineCore_DP0': 1}")
+    assert top(m, paste) == "e0"

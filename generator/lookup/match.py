@@ -1262,7 +1262,7 @@ def _failure_before_its_report(ranked: list[Match]) -> list[Match]:
     above for root cause") does not come before the failure it reports: an error raised
     earlier in the paste, found sure (or nearly whole) and with its exception type beside it, or a raise with
     no message whose frame and type are the traceback's last ("raise NotImplementedError")."""
-    if not ranked or ranked[0].error.kind != "log" or not WRAPPER.search(ranked[0].error.template):
+    if not ranked or not WRAPPER.search(ranked[0].error.template):
         return ranked
     first = ranked[0]
     earlier = [m for m in ranked if m.end <= first.start and m.start < first.start and not m.wrapper and m.error.kind != "log"
@@ -1322,8 +1322,21 @@ def _inside_words(match: Match, other: Match) -> bool:
     allreduce is disabled because ... P2P test <reworded>. To silence this warning ..."."""
     return (other is not match and other.start <= match.start < other.end
             and (other.start < match.start and other.score >= SURE and other.coverage >= SURE
-                 or _nearly_whole(other) and other.matched >= OUTWEIGHS * match.matched)
+                 or _nearly_whole(other) and other.matched >= OUTWEIGHS * match.matched
+                 or other.start == match.start and _nearly_whole(other) and other.matched > match.matched
+                 and _grew_from(other.error.template, match.error.template))
             and not any(a <= match.start < b for a, b in other.value_spans))
+
+
+@functools.lru_cache(maxsize=4096)
+def _grew_from(longer: str, shorter: str) -> bool:
+    """Whether a template opens with the whole of a shorter one, as a message that a later
+    release made longer: "Engine process failed to start. See stack trace for the root cause."
+    and "Engine process failed to start"; "Worker failed with error '{result}', ..." and
+    "Worker failed". A paste that goes on in the longer one's words, though one is reworded,
+    shows the longer one."""
+    head = squash_text(shorter).rstrip(".")
+    return len(head) < len(squash_text(longer)) and squash_text(longer).startswith(head)
 
 
 def _mid_sentence(text: str, position: int) -> bool:

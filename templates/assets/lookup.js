@@ -1667,7 +1667,9 @@
       const found = readable.filter((m) => m.frame || !readable.some((other) =>
         other !== m && other.start <= m.start && m.start < other.end
         && ((other.start < m.start && other.score >= rules.sure && other.coverage >= rules.sure)
-          || (nearlyWhole(other, rules) && other.matched >= rules.outweighs * m.matched))
+          || (nearlyWhole(other, rules) && other.matched >= rules.outweighs * m.matched)
+          || (other.start === m.start && nearlyWhole(other, rules) && other.matched > m.matched
+            && grewFrom(other.error.template, m.error.template, rules)))
         && !other.valueSpans.some(([a, b]) => a <= m.start && m.start < b)));
       for (const outer of found) {
         outer.wrapper = outer.valueSpans.some(([a, b]) =>
@@ -2124,8 +2126,15 @@
     return m.matched >= Math.max(rules.nearlyWhole, rules.outweighs * m.missing);
   }
 
+  /** match.py _grew_from(): a template that opens with the whole of a shorter one (a message made longer). */
+  function grewFrom(longer, shorter, rules) {
+    const head = squashText(shorter, rules).replace(/\.+$/, "");
+    const whole = squashText(longer, rules);
+    return head.length < whole.length && whole.startsWith(head);
+  }
+
   function failureBeforeItsReport(ranked, rules) {
-    if (!ranked.length || ranked[0].error.kind !== "log" || !rules.wrapper.test(ranked[0].error.template)) return ranked;
+    if (!ranked.length || !rules.wrapper.test(ranked[0].error.template)) return ranked;
     const first = ranked[0];
     const earlier = ranked.find(
       (m) => m.end <= first.start && m.start < first.start && !m.wrapper && m.error.kind !== "log"
