@@ -1513,3 +1513,17 @@ def test_a_raised_report_does_not_come_before_the_near_failure_above_it():
              "version to enable FP8 kernels.\nRuntimeError: Engine core initialization failed. See root cause above. "
              "Failed core proc(s): {'EngineCore_DP0': 1}")
     assert top(m, paste) == "e0"
+
+
+def test_a_c10d_client_still_retrying_is_no_store_timeout():
+    """"[c10d] TCP client failed to connect/validate to host ... - retrying" is a warning logged
+    on the way down after vLLM's own error, not the failure; without "retrying" it is one."""
+    m = tiny_matcher(("ValueError", "Free memory on device ({free}/{total} GiB) on startup is less than desired GPU memory "
+                      "utilization ({util}, {want} GiB)."))
+    paste = ("ValueError: Free memory on device (18.17/22.08 GiB) on startup is less than desired GPU memory utilization "
+             "(0.9, 19.88 GiB).\n[W709 12:11:52.579410635 TCPStore.cpp:343] [c10d] TCP client failed to connect/validate to "
+             "host 127.0.0.1:50705 - retrying (try=0, timeout=600000ms, delay=889ms): Interrupted system call")
+    matches, foreign = m.lookup(paste)
+    assert [x.error.id for x in matches] == ["e0"] and foreign is None
+    matches, foreign = m.lookup("[c10d] TCP client failed to connect/validate to host")
+    assert matches == [] and foreign["id"] == "torch-distributed-store-timeout"
