@@ -71,6 +71,7 @@ def rules() -> dict:
         "title_width": match.TITLE_WIDTH,
         "closers": match.CLOSERS,
         "opening_quotes": match.OPENING_QUOTES,
+        "closing_quote": match.CLOSING_QUOTE,
         "diverge": match.DIVERGE,
         "value_closers": match.VALUE_CLOSERS,
         "cut_message_least": match.CUT_MESSAGE_LEAST,

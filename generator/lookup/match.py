@@ -1258,8 +1258,9 @@ def _nearly_whole(match: Match) -> bool:
 
 
 def _failure_before_its_report(ranked: list[Match]) -> list[Match]:
-    """A logged report of a failure ("Got fatal signal from worker processes ... See stack trace
-    above for root cause") does not come before the failure it reports: an error raised
+    """A report of a failure, logged ("Got fatal signal from worker processes ... See stack trace
+    above for root cause") or raised ("Engine core initialization failed. See root cause
+    above."), does not come before the failure it reports: an error raised
     earlier in the paste, found sure (or nearly whole) and with its exception type beside it, or a raise with
     no message whose frame and type are the traceback's last ("raise NotImplementedError")."""
     if not ranked or not WRAPPER.search(ranked[0].error.template):
@@ -1335,8 +1336,8 @@ def _grew_from(longer: str, shorter: str) -> bool:
     and "Engine process failed to start"; "Worker failed with error '{result}', ..." and
     "Worker failed". A paste that goes on in the longer one's words, though one is reworded,
     shows the longer one."""
-    head = squash_text(shorter).rstrip(".")
-    return len(head) < len(squash_text(longer)) and squash_text(longer).startswith(head)
+    head, whole = squash_text(shorter).rstrip("."), squash_text(longer)
+    return len(head) < len(whole) and whole.startswith(head)
 
 
 def _mid_sentence(text: str, position: int) -> bool:
@@ -1360,6 +1361,7 @@ def _message_ends(text: str, position: int, value_next: bool = True) -> bool:
         rest[0] in OPENING_QUOTES and rest[1:2].isascii() and (rest[1:2].isalnum() or rest[1:2] == "_")))
 
 
+# the quote that closes a value each opening quote opens (also in the browser)
 CLOSING_QUOTE = {"'": "'", '"': '"', "`": "`", "\u2018": "\u2019", "\u2019": "\u2019", "\u201c": "\u201d", "\u201d": "\u201d"}
 
 

@@ -943,6 +943,7 @@
       titleWidth: rules.title_width,
       closers: rules.closers,
       openingQuotes: rules.opening_quotes,
+      closingQuote: rules.closing_quote,
       cutMessageLeast: rules.cut_message_least,
       rewordedLeast: rules.reworded_least,
       partLeast: rules.part_least,
@@ -1826,7 +1827,7 @@
           truncated = true;
           // cut short only where the paste (or its line) stops; else what it leaves out is missing
           // match.py: a quoted value that closes with other words after it on its line was no cut
-          const closed = hole && closedValueGoesOn(cleaned, pos ? origin.get(pos - 1) + 1 : 0);
+          const closed = hole && closedValueGoesOn(cleaned, pos ? origin.get(pos - 1) + 1 : 0, rules);
           const afterHole = hole && !closed && !diverges(flat, origin, cleaned, pos, chunk, rules) && !midSentence(cleaned, origin.get(start));
           openValue = afterHole && overlap === 0;
           const cut =
@@ -2181,14 +2182,12 @@
     return last !== "" && position < cleaned.length && /^[A-Za-z0-9]$/.test(last) && /^[A-Za-z0-9]$/.test(cleaned[position]);
   }
 
-  const CLOSING_QUOTE = { "'": "'", '"': '"', "`": "`", "\u2018": "\u2019", "\u2019": "\u2019", "\u201c": "\u201d", "\u201d": "\u201d" };
-
   /** match.py _closed_value_goes_on(): a quoted value opens here, closes on its line, and words follow it. */
-  function closedValueGoesOn(text, position) {
+  function closedValueGoesOn(text, position, rules) {
     const end = text.indexOf("\n", position);
     const rest = text.slice(position, end === -1 ? text.length : end).replace(/^[ \t]+/, "");
-    if (!rest || !Object.prototype.hasOwnProperty.call(CLOSING_QUOTE, rest[0])) return false;
-    const close = rest.indexOf(CLOSING_QUOTE[rest[0]], 1);
+    if (!rest || !Object.prototype.hasOwnProperty.call(rules.closingQuote, rest[0])) return false;
+    const close = rest.indexOf(rules.closingQuote[rest[0]], 1);
     const after = close !== -1 ? rest.slice(close + 1).replace(/^[ \t]+/, "") : "";
     return /^[A-Za-z0-9]/.test(after);
   }
