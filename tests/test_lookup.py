@@ -1527,3 +1527,14 @@ def test_a_c10d_client_still_retrying_is_no_store_timeout():
     assert [x.error.id for x in matches] == ["e0"] and foreign is None
     matches, foreign = m.lookup("[c10d] TCP client failed to connect/validate to host")
     assert matches == [] and foreign["id"] == "torch-distributed-store-timeout"
+
+
+def test_a_long_message_cut_after_its_opening_is_still_found():
+    """A paste cut short keeps a long message's opening: its grams are always indexed. (Sampled from
+    the sorted grams, too few lay in these 38 characters to make the message a candidate.)"""
+    m = tiny_matcher(("ValueError", "To serve at least one request with the model's max seq len ({max_model_len}), "
+                      "({format_gib(needed_memory)} GiB KV cache is needed, which is larger than the available KV cache memory "
+                      "({format_gib(available_memory)} GiB). {estimated_msg}Try increasing `gpu_memory_utilization` (which also "
+                      "controls CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the engine. See "
+                      "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."))
+    assert top(m, "ValueError: To serve at least one request with the model's m") == "e0"

@@ -50,6 +50,7 @@ def rules() -> dict:
         "chunk_words": match.CHUNK_WORDS,
         "window": match.WINDOW,
         "max_grams_per_entry": match.MAX_GRAMS_PER_ENTRY,
+        "opening_grams": match.OPENING_GRAMS,
         "stop_gram_entries": match.STOP_GRAM_ENTRIES,
         "max_candidates": match.MAX_CANDIDATES,
         "candidate_share": match.CANDIDATE_SHARE,

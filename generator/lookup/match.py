@@ -43,6 +43,7 @@ from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, un
 
 GRAM = 6
 MAX_GRAMS_PER_ENTRY = 48
+OPENING_GRAMS = 8  # a long template's first grams, always indexed
 STOP_GRAM_ENTRIES = 150  # a gram in more templates than this tells nothing
 MAX_CANDIDATES = 80
 CANDIDATE_SHARE = 5  # a template is a candidate when the paste has 1/CANDIDATE_SHARE of its grams,
@@ -570,13 +571,16 @@ class Matcher:
         number = len(self.entries)
         entry = Entry(error, chunks, owners, [_hole_name(h) for h in holes], literal, exception.lower())
         self.entries.append(entry)
-        grams = sorted({g for c in chunks for g in _grams(c)})
+        grams = list(dict.fromkeys(g for c in chunks for g in _grams(c)))  # in the message's order
         if not grams:
             self.short.append(number)
             return
         if len(grams) > MAX_GRAMS_PER_ENTRY:
-            step = len(grams) / MAX_GRAMS_PER_ENTRY
-            grams = [grams[int(i * step)] for i in range(MAX_GRAMS_PER_ENTRY)]
+            # The opening's grams, then grams spread evenly over the rest: a paste cut short
+            # keeps a long message's opening, and any stretch of the message holds its share.
+            rest = grams[OPENING_GRAMS:]
+            step = len(rest) / (MAX_GRAMS_PER_ENTRY - OPENING_GRAMS)
+            grams = grams[:OPENING_GRAMS] + [rest[int(i * step)] for i in range(MAX_GRAMS_PER_ENTRY - OPENING_GRAMS)]
         entry.grams = len(grams)
         for gram in grams:
             self.index.setdefault(gram, []).append(number)

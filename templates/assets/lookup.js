@@ -179,24 +179,6 @@
     return low;
   }
 
-  /** Python's code point order of two slot forms (for sorted()). */
-  function unitValue(unit) {
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const cp = cpOfSlot.get(unit);
-      return cp === undefined ? unit : cp;
-    }
-    return unit;
-  }
-
-  function compareCodePoints(a, b) {
-    const n = Math.min(a.length, b.length);
-    for (let i = 0; i < n; i++) {
-      const x = a.charCodeAt(i), y = b.charCodeAt(i);
-      if (x !== y) return unitValue(x) - unitValue(y);
-    }
-    return a.length - b.length;
-  }
-
   /** The last ``count`` code points of a JavaScript string (Python's text[-count:]). */
   function lastCodePoints(text, count) {
     if (text.length <= count) return text;
@@ -924,6 +906,7 @@
       chunkWords: rules.chunk_words,
       window: rules.window,
       maxGramsPerEntry: rules.max_grams_per_entry,
+      openingGrams: rules.opening_grams,
       stopGramEntries: rules.stop_gram_entries,
       maxCandidates: rules.max_candidates,
       candidateShare: rules.candidate_share,
@@ -1350,14 +1333,14 @@
       for (const chunk of chunks) {
         for (let i = 0; i + g <= chunk.length; i++) unique.add(chunk.slice(i, i + g));
       }
-      let grams = Array.from(unique);
+      let grams = Array.from(unique); // in the message's order (a Set keeps its first insertion's)
       if (grams.length > most) {
-        // sampled as Python samples: from the sorted grams (code point order)
-        if (grams.some((gram) => HAS_SURROGATE.test(gram))) grams.sort(compareCodePoints);
-        else grams.sort();
-        const step = grams.length / most;
-        const sampled = [];
-        for (let i = 0; i < most; i++) sampled.push(grams[Math.floor(i * step)]);
+        // sampled as Python samples: the opening's grams, then grams spread evenly over the rest
+        const opening = this.rules.openingGrams;
+        const rest = grams.slice(opening);
+        const step = rest.length / (most - opening);
+        const sampled = grams.slice(0, opening);
+        for (let i = 0; i < most - opening; i++) sampled.push(rest[Math.floor(i * step)]);
         grams = sampled;
       }
       entry.grams = grams.length;
