@@ -463,11 +463,12 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
                   "helm upgrade vllm ./chart\nthe chart repository at charts.example.org could not be reached",
                   "Ray cluster status: 1/2 nodes alive.\nCluster is NOT ready.",
                   "Timed out after 30 seconds waiting for the model server to come up",
-                  "404 The model `llama3.1-405b` does not exist or you do not have access to it.",
                   "[WARNING:swift] max_model_len(40960) - num_tokens(118444) < max_tokens(1024). Setting max_tokens: -77484",
                   "16:53:24 - \u274c Crashed container in pod: vllm-standalone-llama-3-1b-845945945-dljsw",
                   "model-server: the inference process exited with code 137",
-                  "Worker 3 died unexpectedly while the benchmark was running"):
+                  "Worker 3 died unexpectedly while the benchmark was running",
+                  # Python's logging format of another program: a warning is its report too
+                  "__main__ - WARNING - Attempt 287: Please wait for vllm server to become ready..."):
         matches, foreign = m.lookup(paste)
         assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["role"] == "answer", paste
         assert foreign["line"] == paste.split("\n")[-1].strip()  # the line judged, shown to say which
@@ -1538,3 +1539,29 @@ def test_a_long_message_cut_after_its_opening_is_still_found():
                       "controls CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the engine. See "
                       "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."))
     assert top(m, "ValueError: To serve at least one request with the model's m") == "e0"
+
+
+def test_openais_wording_of_a_refusal_vllm_words_otherwise_is_openais():
+    """OpenAI's API says "your messages resulted in N tokens" and "does not exist or you do not
+    have access to it": a near match of vLLM's wording on the same line is not vLLM's."""
+    m = tiny_matcher(("ValueError", "This model's maximum context length is {max_model_len} tokens. However, you requested "
+                      "{n} tokens in the messages, Please reduce the length of the messages."),
+                     ("NotFoundError", "The model `{request.model}` does not exist.", "response"))
+    for paste in ("Error: 400 This model's maximum context length is 128000 tokens. However, your messages resulted in 204308 "
+                  "tokens. Please reduce the length of the messages.",
+                  "404 The model `llama3.1-405b` does not exist or you do not have access to it."):
+        matches, foreign = m.lookup(paste)
+        assert matches == [] and foreign["id"] == "openai-api-error" and foreign["role"] == "answer", paste
+    assert top(m, "ValueError: This model's maximum context length is 4096 tokens. However, you requested 5000 tokens in "
+                  "the messages, Please reduce the length of the messages.") == "e0"
+    assert top(m, "The model `llama3.1-405b` does not exist.") == "e1"
+
+
+def test_a_message_cut_inside_its_first_value_by_the_users_ellipsis_is_found():
+    """An issue title cut by its writer after the message's first value: the words before it are
+    few, but the exception's type is beside them and the "..." says the rest was left out."""
+    m = tiny_matcher(("ValueError", "Fused module {layer_name} requires consistent quant config for {sub_names}"))
+    assert top(m, "int4 inference: ValueError: Fused module 'model.layers.0.mlp.gate_up_proj' ...") == "e0"
+    assert top(m, "int4 inference: ValueError: Fused module 'model.layers.0.mlp.gate_up_proj' \u2026") == "e0"
+    assert top(m, "int4 inference: ValueError: Fused module 'model.layers.0.mlp.gate_up_proj'") is None  # no mark of a cut
+    assert top(m, "int4 inference: Fused module 'model.layers.0.mlp.gate_up_proj' ...") is None  # nor its type

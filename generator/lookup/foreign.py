@@ -344,8 +344,9 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_]
                         r"|[Tt]imed out|does not exist|undefined symbol|Symbol not found|No module named|cannot import name|Permission denied"
                         r"|Segmentation fault|core dumped|out of resource|[Nn]ot [Ff]ound|[Uu]nable to|[Cc]annot|[Cc]ould not"
                         r"|[Ii]nvalid|[Uu]nsupported|[Rr]efused|[Aa]borted|Killed|[Cc]rash(?:ed)?|CRASHED|died|[Tt]erminated|exited with|exit code|[Uu]nreachable|[Dd]enied|[Mm]ismatch(?:ed)?|No such file|[Uu]navailable|[Pp]anic(?:ked)?|[Ee]xceeded|[Oo]ut of memory|OOM|[Nn]ot supported|[Uu]nexpected(?:ly)?|[Dd]isconnected|[Rr]ejected|[Ff]ailure|[Dd]eadlock|[Cc]orrupt(?:ed)?|[Ii]ncompatible|[Nn]ot [Rr]eady|NOT [Rr]eady|NOT READY)(?![A-Za-z0-9_])|^[EF][0-9]{4} [0-9]{2}:[0-9]{2}"
-                        # another program's logger warning in its own header ("[WARNING:swift] ...")
-                        r"|^\[(?:WARNING|WARN):(?!vllm\b)[\w.-]+\]")
+                        # another program's logger warning in its own header ("[WARNING:swift] ...", or
+                        # Python's "%(name)s - %(levelname)s - ": "__main__ - WARNING - ...")
+                        r"|^\[(?:WARNING|WARN):(?!vllm\b)[\w.-]+\]|^(?!vllm\b)[\w.]+ - WARNING - ")
 LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone reports nothing
 
 

@@ -56,6 +56,9 @@ PART_LEAST = 4  # squashed characters of a chunk's start or end that count when 
 TAIL = 400  # squashed characters before the paste's end within which a template may be cut short
 MIN_LITERAL = 12  # templates with less literal text need their exception name beside them
 MIN_MATCHED = 20  # a longer template must show at least this much of itself
+ELLIPSIS_LEAST = 10  # ... or, raised with its type and cut by the user's "..." inside a value, this much
+# the user's own mark of a cut at the paste's end, on the message's line ("Fused module 'x' ...")
+USER_CUT = re.compile(r"[^\n]*(?:\.\.\.|\u2026)[ \t]*\Z")
 SURE = 0.9  # a score from which a match counts as the message itself (not a near miss)
 NEARLY_WHOLE = 40  # squashed characters a near match shows, with OUTWEIGHS times what it lacks, to count as a failure
 OUTWEIGHS = 3  # ... and times a match inside its words shows, to be the reading of those words
@@ -963,11 +966,14 @@ class Matcher:
             # the value before a chunk that was not found has no known end: the next chunk may
             # be any way on, and what lies between is the value, not words added to the message
             value_before = hole
-        if matched < min(entry.literal, MIN_MATCHED):
-            return None
         begin = start
         prefix = flat[max(0, begin - len(entry.exception) - 1) : begin]
         exception_beside = prefix == entry.exception + ":"
+        if matched < min(entry.literal, MIN_MATCHED) and not (
+                # "ValueError: Fused module 'language_model...gate_up_proj' ...": the user cut the
+                # message inside its first value, after the words that open it, and says so
+                open_value and exception_beside and matched >= ELLIPSIS_LEAST and USER_CUT.match(cleaned, origin[begin])):
+            return None
         if entry.literal < MIN_LITERAL and not exception_beside:
             # a short message alone is only trusted as a whole line of the paste
             line_start = cleaned.rfind("\n", 0, origin[begin]) + 1

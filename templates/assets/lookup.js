@@ -916,6 +916,8 @@
       tail: rules.tail,
       minLiteral: rules.min_literal,
       minMatched: rules.min_matched,
+      ellipsisLeast: rules.ellipsis_least,
+      userCut: pyRegex(patterns.user_cut, "", "y"),
       sure: rules.sure,
       nearlyWhole: rules.nearly_whole,
       outweighs: rules.outweighs,
@@ -1841,10 +1843,14 @@
         // the value before a chunk not found has no known end: what lies between is the value
         valueBefore = hole;
       }
-      if (matched < Math.min(entry.literal, rules.minMatched)) return null;
       const begin = start;
       const prefix = flat.slice(Math.max(0, begin - entry.exception.length - 1), begin);
       const exceptionBeside = prefix === entry.exception + ":";
+      if (matched < Math.min(entry.literal, rules.minMatched)) {
+        // match.py: raised with its type and cut by the user's "..." inside its first value
+        rules.userCut.lastIndex = origin.get(begin);
+        if (!(openValue && exceptionBeside && matched >= rules.ellipsisLeast && rules.userCut.test(cleaned))) return null;
+      }
       if (entry.literal < rules.minLiteral && !exceptionBeside) {
         // a short message alone is only trusted as a whole line of the paste
         const at = origin.get(begin);
