@@ -161,6 +161,13 @@ EDGE_PASTES = {
     "a message cut by the user's ellipsis": "Qwen3.6-27B int4 inference: ValueError: Fused module 'language_model.model.layers.0.mlp.gate_up_proj' ...",
     "the same without the ellipsis": "Qwen3.6-27B int4 inference: ValueError: Fused module 'language_model.model.layers.0.mlp.gate_up_proj'",
     "another program's Python logging warning": "__main__ - WARNING - Attempt 287: Please wait for vllm server to become ready...",
+    "a message cut short after its type named in vLLM's package": "vllm.exceptions.VLLMValidationError: top_p must be in (0,",
+    "a line V0 logged above its cut traceback": (
+        "ERROR 02-24 23:19:35 engine.py:389] If cu_seqlens_k is passed in, then page table is not supported\n"
+        "ERROR 02-24 23:19:35 engine.py:389] Traceback (most recent call last):\n"
+        'ERROR 02-24 23:19:35 engine.py:389]   File "/usr/lib/python3/dist-packages/vllm/engine/llm_engine.py", line 276, in __init__\n'
+        "ERROR 02-24 23:19:35 engine.py:389]     self._initialize_kv_caches()"
+    ),
 }
 
 # Strings whose cleaning differs easily between Python and a naive port.

@@ -1565,3 +1565,31 @@ def test_a_message_cut_inside_its_first_value_by_the_users_ellipsis_is_found():
     assert top(m, "int4 inference: ValueError: Fused module 'model.layers.0.mlp.gate_up_proj' \u2026") == "e0"
     assert top(m, "int4 inference: ValueError: Fused module 'model.layers.0.mlp.gate_up_proj'") is None  # no mark of a cut
     assert top(m, "int4 inference: Fused module 'model.layers.0.mlp.gate_up_proj' ...") is None  # nor its type
+
+
+def test_a_message_cut_short_after_its_type_named_in_vllms_package_is_found():
+    """A paste that stops a few words into the message of an exception type named in vLLM's
+    package ("vllm.exceptions.VLLMValidationError: ...") is that message cut short."""
+    m = tiny_matcher(("VLLMValidationError", "top_p must be in (0, 1], got {self.top_p}."))
+    assert top(m, "vllm.exceptions.VLLMValidationError: top_p must be in (0,") == "e0"
+    assert top(m, "VLLMValidationError: top_p must be in (0,") is None  # the type, but not named in vLLM's package
+    assert top(m, "vllm.exceptions.VLLMValidationError: top_p must be in (0,\nand more lines") is None  # the paste goes on
+
+
+def test_a_line_v0_logged_above_its_cut_traceback_is_an_exception_not_vllms():
+    """V0's engine logged str(e) on the line above the traceback it printed: a paste cut inside
+    that traceback shows only vLLM's frames, not the package that raised the message."""
+    m = tiny_matcher(("RuntimeError", "Engine process failed to start. See stack trace for the root cause."))
+    head = "ERROR 02-24 23:19:35 engine.py:389] "
+    frames = "".join(head + line + "\n" for line in (
+        "Traceback (most recent call last):",
+        '  File "/usr/local/lib/python3.12/dist-packages/vllm/engine/llm_engine.py", line 276, in __init__',
+        "    self._initialize_kv_caches()"))
+    matches, foreign = m.lookup(head + "If cu_seqlens_k is passed in, then page table is not supported\n" + frames)
+    assert matches == [] and foreign["id"] == "exception-not-in-vllm" and foreign["role"] == "answer"
+    # ... not a line elsewhere above vLLM's frames: the message may be built at run time there
+    assert m.lookup("the scheduler is not supported on x y z\nsome other line\n" + frames) == ([], None)
+    # ... and when the traceback's own exception is shown below it, that exception is judged
+    matches, foreign = m.lookup(head + "If cu_seqlens_k is passed in, then page table is not supported\n" + frames
+                                + head + "ValueError: If cu_seqlens_k is passed in, then page table is not supported")
+    assert "this ValueError" in foreign["reason"]

@@ -348,13 +348,11 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_]
                         # Python's "%(name)s - %(levelname)s - ": "__main__ - WARNING - ...")
                         r"|^\[(?:WARNING|WARN):(?!vllm\b)[\w.-]+\]|^(?!vllm\b)[\w.]+ - WARNING - ")
 LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone reports nothing
+LOGGED_ABOVE_TRACEBACK = re.compile(r"\nTraceback \(most recent call last\):")  # right after the line's end
 
 
 def unmatched_line(cleaned: str) -> tuple[int, str, str, str, int] | None:
     """When nothing else told the paste: its last error line, which no release of vLLM writes."""
-    frame = innermost_frame(cleaned, len(cleaned))
-    if frame is not None and "vllm/" in frame.group(1).replace("\\", "/"):
-        return None
     found = None
     start = 0
     for line in cleaned.split("\n"):
@@ -364,6 +362,15 @@ def unmatched_line(cleaned: str) -> tuple[int, str, str, str, int] | None:
         start += len(line) + 1
     if found is None:
         return None
+    frame = innermost_frame(cleaned, len(cleaned))
+    if frame is not None and "vllm/" in frame.group(1).replace("\\", "/"):
+        # Under vLLM's frame the line may be a message built at run time; but not the line
+        # V0's engine logged above the traceback it printed, str(e), when the paste is cut
+        # inside that traceback: its frames down to the raise are not shown
+        last = last_exception(cleaned)
+        if not LOGGED_ABOVE_TRACEBACK.match(cleaned, found[1]) or (last is not None and last[0] > found[1]):
+            return None
+        return found[1], UNMATCHED_SOURCE, UNMATCHED_REASON.format(type="exception"), UNMATCHED_ID, found[0]
     return found[1], UNMATCHED_LINE_SOURCE, UNMATCHED_LINE_REASON, UNMATCHED_LINE_ID, found[0]
 
 

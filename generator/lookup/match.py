@@ -59,6 +59,8 @@ MIN_MATCHED = 20  # a longer template must show at least this much of itself
 ELLIPSIS_LEAST = 10  # ... or, raised with its type and cut by the user's "..." inside a value, this much
 # the user's own mark of a cut at the paste's end, on the message's line ("Fused module 'x' ...")
 USER_CUT = re.compile(r"[^\n]*(?:\.\.\.|\u2026)[ \t]*\Z")
+# an exception type named in vLLM's package, right before the message ("vllm.exceptions.VLLMValidationError: ")
+VLLM_QUALIFIED = re.compile(r"(?<![\w.])vllm(?:\.\w+)+:[ \t]*\Z")
 SURE = 0.9  # a score from which a match counts as the message itself (not a near miss)
 NEARLY_WHOLE = 40  # squashed characters a near match shows, with OUTWEIGHS times what it lacks, to count as a failure
 OUTWEIGHS = 3  # ... and times a match inside its words shows, to be the reading of those words
@@ -969,10 +971,14 @@ class Matcher:
         begin = start
         prefix = flat[max(0, begin - len(entry.exception) - 1) : begin]
         exception_beside = prefix == entry.exception + ":"
-        if matched < min(entry.literal, MIN_MATCHED) and not (
+        if matched < min(entry.literal, MIN_MATCHED) and not (exception_beside and matched >= ELLIPSIS_LEAST and (
                 # "ValueError: Fused module 'language_model...gate_up_proj' ...": the user cut the
                 # message inside its first value, after the words that open it, and says so
-                open_value and exception_beside and matched >= ELLIPSIS_LEAST and USER_CUT.match(cleaned, origin[begin])):
+                open_value and USER_CUT.match(cleaned, origin[begin])
+                # ... or the paste stops in the message, whose type is named in vLLM's package
+                # ("vllm.exceptions.VLLMValidationError: top_p must be in (0,")
+                or truncated and max(b[1] for b in bounds if b is not None) >= len(flat)
+                and VLLM_QUALIFIED.search(cleaned, cleaned.rfind("\n", 0, origin[begin]) + 1, origin[begin]))):
             return None
         if entry.literal < MIN_LITERAL and not exception_beside:
             # a short message alone is only trusted as a whole line of the paste

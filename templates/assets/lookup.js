@@ -918,6 +918,7 @@
       minMatched: rules.min_matched,
       ellipsisLeast: rules.ellipsis_least,
       userCut: pyRegex(patterns.user_cut, "", "y"),
+      vllmQualified: pyRegex(patterns.vllm_qualified),
       sure: rules.sure,
       nearlyWhole: rules.nearly_whole,
       outweighs: rules.outweighs,
@@ -960,6 +961,7 @@
       codeWord: pyRegex(patterns.code_word),
       messageWord: pyRegex(patterns.message_word, "", "g"),
       errorLine: pyRegex(patterns.error_line),
+      loggedAboveTraceback: pyRegex(patterns.logged_above_traceback, "", "y"),
       unmatchedLine: { id: rules.unmatched_line.id, reason: rules.unmatched_line.reason, source: rules.unmatched_line.source,
                        lineWords: rules.unmatched_line.line_words, shownChars: rules.unmatched_line.shown_chars },
       raiseAtTheEnd: pyRegex(patterns.raise_at_the_end),
@@ -1544,9 +1546,6 @@
 
     /** foreign.py unmatched_line(): when nothing else told the paste, its last error line, which no release of vLLM writes. */
     unmatchedLine(cleaned) {
-      let frame = null;
-      for (const m of cleaned.matchAll(this.rules.frame)) frame = m;
-      if (frame !== null && frame[1].replace(/\\/g, "/").includes("vllm/")) return null;
       let found = null;
       let start = 0;
       for (const line of cleaned.split("\n")) {
@@ -1555,6 +1554,16 @@
         start += line.length + 1;
       }
       if (found === null) return null;
+      let frame = null;
+      for (const m of cleaned.matchAll(this.rules.frame)) frame = m;
+      if (frame !== null && frame[1].replace(/\\/g, "/").includes("vllm/")) {
+        // foreign.py: but not the line V0 logged above the traceback it printed, the paste cut inside it
+        const last = this.lastException(cleaned);
+        this.rules.loggedAboveTraceback.lastIndex = found[1];
+        if (!this.rules.loggedAboveTraceback.test(cleaned) || (last !== null && last[0] > found[1])) return null;
+        const x = this.rules.unmatched;
+        return [found[1], x.source, pyFormat(x.reason, { type: "exception" }), x.id, found[0]];
+      }
       const u = this.rules.unmatchedLine;
       return [found[1], u.source, u.reason, u.id, found[0]];
     }
@@ -1847,9 +1856,15 @@
       const prefix = flat.slice(Math.max(0, begin - entry.exception.length - 1), begin);
       const exceptionBeside = prefix === entry.exception + ":";
       if (matched < Math.min(entry.literal, rules.minMatched)) {
-        // match.py: raised with its type and cut by the user's "..." inside its first value
-        rules.userCut.lastIndex = origin.get(begin);
-        if (!(openValue && exceptionBeside && matched >= rules.ellipsisLeast && rules.userCut.test(cleaned))) return null;
+        // match.py: raised with its type and cut by the user's "..." inside its first value, or
+        // where the paste stops, with its type named in vLLM's package
+        const at = origin.get(begin);
+        rules.userCut.lastIndex = at;
+        let shown = 0;
+        for (const b of bounds) if (b !== null && b[1] > shown) shown = b[1];
+        const cutThere = (openValue && rules.userCut.test(cleaned))
+          || (truncated && shown >= flat.length && rules.vllmQualified.test(cleaned.slice(cleaned.lastIndexOf("\n", at - 1) + 1, at)));
+        if (!(exceptionBeside && matched >= rules.ellipsisLeast && cutThere)) return null;
       }
       if (entry.literal < rules.minLiteral && !exceptionBeside) {
         // a short message alone is only trusted as a whole line of the paste
