@@ -56,7 +56,7 @@ PART_LEAST = 4  # squashed characters of a chunk's start or end that count when 
 TAIL = 400  # squashed characters before the paste's end within which a template may be cut short
 MIN_LITERAL = 12  # templates with less literal text need their exception name beside them
 MIN_MATCHED = 20  # a longer template must show at least this much of itself
-ELLIPSIS_LEAST = 10  # ... or, raised with its type and cut by the user's "..." inside a value, this much
+ELLIPSIS_LEAST = 10  # ... or this much, with its type beside it, where the paste says it was cut (below)
 # the user's own mark of a cut at the paste's end, on the message's line ("Fused module 'x' ...")
 USER_CUT = re.compile(r"[^\n]*(?:\.\.\.|\u2026)[ \t]*\Z")
 # an exception type named in vLLM's package, right before the message ("vllm.exceptions.VLLMValidationError: ")
