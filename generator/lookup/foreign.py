@@ -351,8 +351,9 @@ LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone report
 LOGGED_ABOVE_TRACEBACK = re.compile(r"\nTraceback \(most recent call last\):")  # right after the line's end
 
 
-def unmatched_line(cleaned: str) -> tuple[int, str, str, str, int] | None:
-    """When nothing else told the paste: its last error line, which no release of vLLM writes."""
+def unmatched_line(cleaned: str, last: tuple[int, str] | None) -> tuple[int, str, str, str, int] | None:
+    """When nothing else told the paste: its last error line, which no release of vLLM writes.
+    ``last``: the paste's last exception line (``last_exception``)."""
     found = None
     start = 0
     for line in cleaned.split("\n"):
@@ -367,7 +368,6 @@ def unmatched_line(cleaned: str) -> tuple[int, str, str, str, int] | None:
         # Under vLLM's frame the line may be a message built at run time; but not the line
         # V0's engine logged above the traceback it printed, str(e), when the paste is cut
         # inside that traceback: its frames down to the raise are not shown
-        last = last_exception(cleaned)
         if not LOGGED_ABOVE_TRACEBACK.match(cleaned, found[1]) or (last is not None and last[0] > found[1]):
             return None
         return found[1], UNMATCHED_SOURCE, UNMATCHED_REASON.format(type="exception"), UNMATCHED_ID, found[0]

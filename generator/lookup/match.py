@@ -672,7 +672,7 @@ class Matcher:
             or unmatched_exception(cleaned, last, self.own_types) if quiet else None)
         if foreign is None:
             ranked = ranked or self._logged_there(text)
-            foreign = None if ranked else unmatched_line(cleaned)
+            foreign = None if ranked else unmatched_line(cleaned, last)
         if foreign is None:
             return ranked[:top], None
         line_end, source, reason, foreign_id, at = foreign

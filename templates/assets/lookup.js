@@ -1545,7 +1545,7 @@
     }
 
     /** foreign.py unmatched_line(): when nothing else told the paste, its last error line, which no release of vLLM writes. */
-    unmatchedLine(cleaned) {
+    unmatchedLine(cleaned, last) {
       let found = null;
       let start = 0;
       for (const line of cleaned.split("\n")) {
@@ -1558,7 +1558,6 @@
       for (const m of cleaned.matchAll(this.rules.frame)) frame = m;
       if (frame !== null && frame[1].replace(/\\/g, "/").includes("vllm/")) {
         // foreign.py: but not the line V0 logged above the traceback it printed, the paste cut inside it
-        const last = this.lastException(cleaned);
         this.rules.loggedAboveTraceback.lastIndex = found[1];
         if (!this.rules.loggedAboveTraceback.test(cleaned) || (last !== null && last[0] > found[1])) return null;
         const x = this.rules.unmatched;
@@ -1700,7 +1699,7 @@
       let foreign = this.notVllm(cleaned, quiet) || (quiet ? this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last) || this.unmatchedException(cleaned, last) : null);
       if (foreign === null) {
         if (!best.length && raw !== undefined) best = this.loggedThere(raw);
-        if (!best.length) foreign = this.unmatchedLine(cleaned);
+        if (!best.length) foreign = this.unmatchedLine(cleaned, last);
       }
       if (foreign === null) {
         return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null, releases: this.releasesOf(cleaned, frames, best.slice(0, top)) };
