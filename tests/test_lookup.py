@@ -1085,6 +1085,11 @@ def test_a_malformed_foreign_file_names_the_item_and_what_to_fix(tmp_path):
                    "    weak: false\n    reason: r\n    summary: s\n    steps: [s]\n    related: []\n    examples: []\n")
     with pytest.raises(ValueError, match=r"foreign.yaml:2: errors\[1\]: `examples` must be a list of at least one paste"):
         load_foreign(bad)
+    bad.write_text("errors:\n  - id: x\n    source: x\n    title: t\n    keywords: [a]\n    pattern: 'a'\n"
+                   "    weak: false\n    reason: r\n    summary: s\n    steps: [s]\n    related: []\n    examples: [a]\n"
+                   "    seen_in: ''\n")
+    with pytest.raises(ValueError, match=r"foreign.yaml:2: errors\[1\]: `seen_in` must be a non-empty string"):
+        load_foreign(bad)
     bad.write_text("errors: [\n")
     with pytest.raises(ValueError, match=r"foreign.yaml:2: YAML error"):
         load_foreign(bad)

@@ -309,7 +309,11 @@ def test_logs_responses_and_foreign_errors_have_pages(corpus_site):
         assert data["id"] == error.id and data["steps"] and data["examples"] == list(error.examples)
         assert "What it looks like" in html
     oom = (out / "foreign/torch-cuda-out-of-memory/index.html").read_text()
-    assert "memory profiling" in oom and "_dummy_sampler_run" in oom
+    assert "memory profiling" in oom and "_dummy_sampler_run" in oom and "It shows up in vLLM's logs" in oom
+    # an error met in a client's output does not say it is in vLLM's logs
+    openai = (out / "foreign/openai-api-error/index.html").read_text()
+    assert "It shows up in a client's output" in openai and "vLLM's logs" not in openai
+    assert json.loads((out / "api/foreign/openai-api-error.json").read_text())["seen_in"] == "a client's output"
     # told by no pattern (the lookup's last rule): its page says how it is told instead
     unmatched = (out / "foreign/exception-not-in-vllm/index.html").read_text()
     assert "No pattern tells it" in unmatched and "is checked against this pattern" not in unmatched

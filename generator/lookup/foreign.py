@@ -45,6 +45,7 @@ class ForeignError:
     related: tuple[str, ...]  # ids of vLLM errors whose pages say more
     phases: tuple[tuple[str, frozenset[str], str], ...] = ()  # (phase, frame functions, advice)
     examples: tuple[str, ...] = ()  # pastes it is told by: shown on its page, and each one a test
+    seen_in: str = "vLLM's logs"  # where people meet it: a client's or an installer's output is not vLLM's log
 
 
 class ForeignFileError(InputError, ValueError):
@@ -93,12 +94,15 @@ def load_foreign(path: Path = FOREIGN_FILE) -> list[ForeignError]:
                 isinstance(p, dict) and isinstance(p.get("phase"), str) and isinstance(p.get("functions"), list)
                 and isinstance(p.get("advice", ""), str) for p in phases):
             raise fail(number, "`phases` must be a list of {phase, functions, advice}")
+        seen_in = item.get("seen_in", ForeignError.seen_in)
+        if not isinstance(seen_in, str) or not seen_in.strip():
+            raise fail(number, "`seen_in` must be a non-empty string (where the error shows up, as in \"a client's output\")")
         found.append(ForeignError(
             id=item["id"], source=item["source"], title=item["title"], keywords=tuple(k.lower() for k in item["keywords"]),
             pattern=pattern, weak=item["weak"], reason=item["reason"], summary=item["summary"],
             steps=tuple(item["steps"]), related=tuple(item["related"]),
             phases=tuple((p["phase"], frozenset(p["functions"]), p.get("advice", "")) for p in phases),
-            examples=tuple(examples),
+            examples=tuple(examples), seen_in=seen_in,
         ))
     return found
 

@@ -270,6 +270,7 @@ def foreign_json(error) -> dict:
         "source": error.source,
         "title": error.title,
         "reason": error.reason,
+        "seen_in": error.seen_in,
         "summary": error.summary,
         "steps": list(error.steps),
         "related": list(error.related),
