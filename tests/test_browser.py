@@ -162,6 +162,12 @@ EDGE_PASTES = {
     "the same without the ellipsis": "Qwen3.6-27B int4 inference: ValueError: Fused module 'language_model.model.layers.0.mlp.gate_up_proj'",
     "another program's Python logging warning": "__main__ - WARNING - Attempt 287: Please wait for vllm server to become ready...",
     "a message cut short after its type named in vLLM's package": "vllm.exceptions.VLLMValidationError: top_p must be in (0,",
+    "a message whose full stop a title drops": "[Bug]: 1P1D deployment, the decode node reports: RPC call to sample_tokens timed out",
+    "a message whose full stop the sentence drops": "EngineCore crashes with TimeoutError: RPC call to sample_tokens timed out on DGX Spark (GB10)",
+    "a message's opening word in a path": (
+        "future: <Task finished name='Task-12' coro=<AsyncLLM.collective_rpc() done, defined at /x/vllm/v1/engine/async_llm.py:532> "
+        "exception=Exception('Call to collective_rpc method failed: NCCL error: internal error')>"
+    ),
     "a line V0 logged above its cut traceback": (
         "ERROR 02-24 23:19:35 engine.py:389] If cu_seqlens_k is passed in, then page table is not supported\n"
         "ERROR 02-24 23:19:35 engine.py:389] Traceback (most recent call last):\n"

@@ -428,6 +428,24 @@ def test_a_notebooks_traceback_names_the_package_it_ends_in():
         assert matches == [] and foreign["source"] == "google", frame
 
 
+def test_a_message_whose_last_full_stop_the_paste_drops_is_the_message():
+    m = tiny_matcher(("TimeoutError", "RPC call to {method} timed out."), ("ValueError", "max_model_len must be positive"))
+    for paste in ("[Bug]: the decode node reports: RPC call to sample_tokens timed out",  # an issue title
+                  "EngineCore crashes with TimeoutError: RPC call to sample_tokens timed out on DGX Spark (GB10)"):
+        matches, _ = m.lookup(paste)
+        assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact", paste
+        assert matches[0].values == {"method": "sample_tokens"}
+    assert top(m, "RPC call to sample_tokens timed outside the window") is None  # a stop, not a word
+
+
+def test_a_message_opening_inside_a_path_is_no_message():
+    m = tiny_matcher(("RuntimeError", "Engine {eng_id} failed: {msg}"))
+    paste = ("future: <Task finished coro=<AsyncLLM.collective_rpc() done, defined at /x/vllm/v1/engine/async_llm.py:532> "
+             "exception=Exception('Call to collective_rpc method failed: NCCL error: internal error')>")
+    assert top(m, paste) is None  # "engine" is a folder of the path
+    assert top(m, "RuntimeError: Engine core_0 failed: it died") == "e0"
+
+
 def test_an_exception_whose_message_no_release_writes_is_not_vllms():
     m = tiny_matcher(("EngineDeadError", "EngineCore encountered an issue. See stack trace (above) for the root cause."),
                      ("ValueError", "max_model_len must be positive"))

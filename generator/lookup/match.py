@@ -321,6 +321,13 @@ def _one_identifier(cleaned: str, start: int, end: int, template: str) -> bool:
     return end > start and " " in template.strip() and not any(c.isspace() for c in cleaned[start:end])
 
 
+def _inside_path(cleaned: str, start: int, template: str) -> bool:
+    """Whether a message that opens with its words starts right after a path's separator:
+    "Engine {eng_id} failed: {msg}" in ``/vllm/v1/engine/async_llm.py ... failed: NCCL error``
+    is a folder's name, not the message."""
+    return start > 0 and cleaned[start - 1] in "/\\" and not template.startswith("{")
+
+
 def _inside_type_name(cleaned: str, start: int, end: int) -> bool:
     """Whether [start, end) lies within the ``SomeError`` of a ``SomeError: message`` line
     (a match found from the traceback alone has no span: end is 0)."""
@@ -861,7 +868,8 @@ class Matcher:
                 tries += 1
                 found = self._walk(entry, first, start, skipped, flat, origin, cleaned, last)
                 if found is not None and (_inside_type_name(cleaned, found.start, found.end)
-                                          or _one_identifier(cleaned, found.start, found.end, found.error.template)):
+                                          or _one_identifier(cleaned, found.start, found.end, found.error.template)
+                                          or _inside_path(cleaned, found.start, found.error.template)):
                     found = None  # "not implemented" in "NotImplementedError: No operator found": a type name is no message
                 if found is not None and (best is None or found.rank_key > best.rank_key):
                     best = found
@@ -884,24 +892,33 @@ class Matcher:
         for i in range(first + 1, len(chunks)):
             chunk = chunks[i]
             hole = owners[i] != owners[i - 1] or value_before  # a value of any length may lie before it
-            if hole:
-                at = flat.find(chunk, pos)  # a hole lies before it: any value
-                if at != -1 and pos and FRAME_TAIL.search(cleaned, origin[pos - 1] + 1, origin[at]):
-                    at = -1  # ... but a traceback's frame is no part of a message ("in <module>" is no "Module '...'"),
-                    # nor is the rest of one whose path the message's start matched ("torch/nn/modules/module.py")
-                elif at != -1 and pos and matched < MIN_MATCHED and cleaned.count("\n", origin[pos - 1] + 1, origin[at]) > 1:
-                    at = -1  # a few words, then a value over lines (not one wrapped): later words there are another text's
-                    # ("Engine protocol predict request returned 400:\n{...}\nAutomatic parser generation failed:")
-            elif flat.startswith(chunk, pos):
-                at = pos
-            else:
-                at = flat.find(chunk, pos, pos + slack + WINDOW + len(chunk))
+            # An issue title, or a sentence that goes on ("... timed out on DGX Spark"), drops the
+            # message's last full stop: the stop is no word of vLLM's, and is not missing.
+            stop = 0
+            for words in (chunk, chunk[:-1]) if i == len(chunks) - 1 and len(chunk) > 1 and chunk[-1] == "." else (chunk,):
+                if hole:
+                    at = flat.find(words, pos)  # a hole lies before it: any value
+                    if at != -1 and pos and FRAME_TAIL.search(cleaned, origin[pos - 1] + 1, origin[at]):
+                        at = -1  # ... but a traceback's frame is no part of a message ("in <module>" is no "Module '...'"),
+                        # nor is the rest of one whose path the message's start matched ("torch/nn/modules/module.py")
+                    elif at != -1 and pos and matched < MIN_MATCHED and cleaned.count("\n", origin[pos - 1] + 1, origin[at]) > 1:
+                        at = -1  # a few words, then a value over lines (not one wrapped): later words there are another text's
+                        # ("Engine protocol predict request returned 400:\n{...}\nAutomatic parser generation failed:")
+                elif flat.startswith(words, pos):
+                    at = pos
+                else:
+                    at = flat.find(words, pos, pos + slack + WINDOW + len(words))
+                if at != -1 and words is not chunk and _word_goes_on(cleaned, origin[at + len(words) - 1] + 1, words):
+                    at = -1  # "timed outside" is no "timed out." without its stop
+                if at != -1:
+                    stop = len(chunk) - len(words)
+                    break
             if at != -1:
                 if not hole:
                     missing += (at - pos) // 2  # words inserted into the message
-                bounds[i] = (at, at + len(chunk))
+                bounds[i] = (at, at + len(chunk) - stop)
                 matched += len(chunk)
-                pos = at + len(chunk)
+                pos = at + len(chunk) - stop
                 slack, value_before = 0, False
                 continue
             # A word of the chunk changed, left out or added ("exceeds the available Mamba"): its

@@ -1744,7 +1744,8 @@
           tries += 1;
           let found = this.walk(entry, first, start, skipped, flat, origin, cleaned, last);
           // a type name is no message (match.py: _inside_type_name)
-          if (found !== null && (this.insideTypeName(cleaned, found.start, found.end) || oneIdentifier(cleaned, found.start, found.end, found.error.template))) found = null;
+          if (found !== null && (this.insideTypeName(cleaned, found.start, found.end) || oneIdentifier(cleaned, found.start, found.end, found.error.template)
+              || insidePath(cleaned, found.start, found.error.template))) found = null;
           if (found !== null && (best === null || compareTuples(found.rankKey, best.rankKey) > 0)) best = found;
           start = pyFind(flat, anchor, start + 1);
         }
@@ -1770,20 +1771,33 @@
       for (let i = first + 1; i < chunks.length; i++) {
         const chunk = chunks[i];
         const hole = owners[i] !== owners[i - 1] || valueBefore; // a value of any length may lie before it
-        let at;
-        if (hole) {
-          at = pyFind(flat, chunk, pos);
-          // ... but a traceback's frame is no part of a message (match.py)
-          if (at !== -1 && pos && rules.frameTail.test(cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)))) at = -1;
-          // ... nor, after a few words, are later words past a value over lines, not one wrapped (match.py)
-          else if (at !== -1 && pos && matched < rules.minMatched && cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)).split("\n").length > 2) at = -1;
-        } else if (pyStartsWith(flat, chunk, pos)) at = pos;
-        else at = pyFind(flat, chunk, pos, pos + slack + rules.window + chunk.length);
+        let at = -1;
+        // match.py: an issue title, or a sentence that goes on, drops the message's last full stop
+        let stop = 0;
+        const tries = i === chunks.length - 1 && chunk.length > 1 && chunk.endsWith(".") ? [chunk, chunk.slice(0, -1)] : [chunk];
+        for (const words of tries) {
+          if (hole) {
+            at = pyFind(flat, words, pos);
+            // ... but a traceback's frame is no part of a message (match.py)
+            if (at !== -1 && pos && rules.frameTail.test(cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)))) at = -1;
+            // ... nor, after a few words, are later words past a value over lines, not one wrapped (match.py)
+            else if (at !== -1 && pos && matched < rules.minMatched && cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)).split("\n").length > 2) at = -1;
+          } else if (pyStartsWith(flat, words, pos)) at = pos;
+          else at = pyFind(flat, words, pos, pos + slack + rules.window + words.length);
+          if (at !== -1 && words !== chunk) {
+            const after = origin.get(at + words.length - 1) + 1; // match.py: "timed outside" is no "timed out." without its stop
+            if (after < cleaned.length && /^[A-Za-z0-9]$/.test(words[words.length - 1]) && /^[A-Za-z0-9]$/.test(cleaned[after])) at = -1;
+          }
+          if (at !== -1) {
+            stop = chunk.length - words.length;
+            break;
+          }
+        }
         if (at !== -1) {
           if (!hole) missing += Math.floor((at - pos) / 2);
-          bounds[i] = [at, at + chunk.length];
+          bounds[i] = [at, at + chunk.length - stop];
           matched += chunk.length;
-          pos = at + chunk.length;
+          pos = at + chunk.length - stop;
           slack = 0;
           valueBefore = false;
           continue;
@@ -2146,6 +2160,11 @@
     );
     if (earlier === undefined) return ranked;
     return [earlier, ...ranked.filter((m) => m !== earlier)];
+  }
+
+  /** _inside_path(): a message that opens with its words starts right after a path's separator ("/vllm/v1/engine/..."). */
+  function insidePath(cleaned, start, template) {
+    return start > 0 && (cleaned[start - 1] === "/" || cleaned[start - 1] === "\\") && !template.startsWith("{");
   }
 
   /** _one_identifier(): a template of several words matched one word of the paste ("InternalServerError"). */
