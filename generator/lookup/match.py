@@ -1160,8 +1160,9 @@ def raise_at_the_end(cleaned: str) -> tuple[int, str] | None:
 
 
 # The header of a line that a native (C++) library logged: glog's "E0904 21:29:13.607991 31963
-# client.cpp:1112] ", c10's "[E1204 11:18:17.728425480 ProcessGroupNCCL.cpp:616] "
-NATIVE_LOG_LINE = re.compile(r"[ \t]*\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?:[ \t]+\d+)?[ \t]+[\w./-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|ts):\d+\]")
+# client.cpp:1112] ", c10's "[E1204 11:18:17.728425480 ProcessGroupNCCL.cpp:616] ", and Go's
+# klog, the same header ("E1031 06:10:27.243634 1 zmq_client.go:214] ")
+NATIVE_LOG_LINE = re.compile(r"[ \t]*\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?:[ \t]+\d+)?[ \t]+[\w./-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|ts|go):\d+\]")
 
 
 def _on_a_native_log_line(cleaned: str, start: int) -> bool:
