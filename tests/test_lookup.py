@@ -438,6 +438,22 @@ def test_a_message_whose_last_full_stop_the_paste_drops_is_the_message():
     assert top(m, "RPC call to sample_tokens timed outside the window") is None  # a stop, not a word
 
 
+def test_a_title_that_quotes_a_first_sentence_and_goes_on_is_that_message():
+    m = tiny_matcher(("ValueError", "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
+                                   "when initializing the engine."),
+                     ("ValueError", "No available memory for the cache. Please reduce the batch size."))
+    for paste in ("[Bug]: ValueError: No available memory for the cache blocks on main branch after commit 46f98893",
+                  "ValueError: No available memory for the cache blocks. Happens on main after commit 46f98893"):
+        matches, _ = m.lookup(paste)
+        assert [x.error.id for x in matches][:1] == ["e0"] and matches[0].verdict == "exact", paste
+    # the other message's first sentence ends earlier: a title that stops there is that one
+    assert top(m, "ValueError: No available memory for the cache on main branch after commit 46f98893") == "e1"
+    # without its type beside it, or cut before the sentence ends, the rest is missing: no exact match
+    for paste in ("No available memory for the cache blocks on main branch after commit 46f98893",
+                  "ValueError: No available memory for the GPU on main branch after commit 46f98893"):
+        assert all(x.verdict != "exact" for x in m.lookup(paste)[0]), paste
+
+
 def test_a_message_opening_inside_a_path_is_no_message():
     m = tiny_matcher(("RuntimeError", "Engine {eng_id} failed: {msg}"))
     paste = ("future: <Task finished coro=<AsyncLLM.collective_rpc() done, defined at /x/vllm/v1/engine/async_llm.py:532> "

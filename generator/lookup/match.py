@@ -947,6 +947,17 @@ class Matcher:
                 or rest <= TAIL
                 or _at_line_end(cleaned, origin[pos + common - 1] + 1 if pos + common else 0)
             )
+            if (not hole and _sentence_ends(chunk, common) and matched + common >= MIN_MATCHED
+                    and flat[max(0, start - len(entry.exception) - 1) : start] == entry.exception + ":"
+                    and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole)):
+                # An issue title quotes the message, with its type, up to the end of a sentence and
+                # goes on in its own words ("ValueError: No available memory for the cache blocks on
+                # main"): the rest of the message was cut there, not reworded. Its stop counts for
+                # nothing: a message that ends there ("Engine process failed to start") shows as much.
+                matched += common - (chunk[common - 1] == ".")
+                bounds[i] = (pos, pos + common)
+                truncated = True
+                break
             if at_end and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole):
                 at_paste_end = _longest_prefix_at_end(flat[pos:], chunk) if rest <= TAIL else 0
                 overlap = max(common, at_paste_end)
@@ -1372,6 +1383,13 @@ def _grew_from(longer: str, shorter: str) -> bool:
     shows the longer one."""
     head, whole = squash_text(shorter).rstrip("."), squash_text(longer)
     return len(head) < len(whole) and whole.startswith(head)
+
+
+def _sentence_ends(chunk: str, common: int) -> bool:
+    """Whether a sentence of the message ends after the first ``common`` characters of a chunk
+    (squashed), its full stop left out or shown: "blocks." of "blocks.Tryincreasing"."""
+    return 0 < common < len(chunk) and (chunk[common] == "." and chunk[common - 1].isalpha()
+                                        or common > 1 and chunk[common - 1] == "." and chunk[common - 2].isalpha())
 
 
 def _mid_sentence(text: str, position: int) -> bool:

@@ -1824,6 +1824,15 @@
           hole ||
           rest <= rules.tail ||
           atLineEnd(cleaned, pos + common ? origin.get(pos + common - 1) + 1 : 0);
+        // match.py: an issue title quotes the message, with its type, up to a sentence's end and goes on in its own words
+        if (!hole && sentenceEnds(chunk, common) && matched + common >= rules.minMatched
+            && flat.slice(Math.max(0, start - entry.exception.length - 1), start) === entry.exception + ":"
+            && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
+          matched += common - (chunk[common - 1] === "." ? 1 : 0); // its stop counts for nothing (match.py)
+          bounds[i] = [pos, pos + common];
+          truncated = true;
+          break;
+        }
         if (atEnd && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
           const atPasteEnd = rest <= rules.tail ? longestPrefixAtEnd(flat.slice(pos), chunk) : 0;
           const overlap = Math.max(common, atPasteEnd);
@@ -2170,6 +2179,13 @@
   /** _one_identifier(): a template of several words matched one word of the paste ("InternalServerError"). */
   function oneIdentifier(cleaned, start, end, template) {
     return end > start && pyStrip(template).includes(" ") && !/\s/.test(cleaned.slice(start, end));
+  }
+
+  /** _sentence_ends(): a sentence of the message ends after the chunk's first common characters, its stop left out or shown. */
+  function sentenceEnds(chunk, common) {
+    const alpha = (c) => /^\p{L}$/u.test(c);
+    return common > 0 && common < chunk.length && ((chunk[common] === "." && alpha(chunk[common - 1]))
+      || (common > 1 && chunk[common - 1] === "." && alpha(chunk[common - 2])));
   }
 
   /** _mid_sentence(): the position follows a word on its line (a message opens a line, or follows a prefix, a colon, a quote). */
