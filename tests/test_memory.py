@@ -252,6 +252,19 @@ def test_gpu_table_and_sizes():
 CPU_BLOCK_SIZE = 128  # CPUAttentionBackend's preferred block (vLLM on the CPU)
 CPU_KERNEL_BLOCK = 32  # CPUAttentionBackend: MultipleOf(32)
 CPU_MLA_BLOCK = 16  # CPU_MLA (MLA models on the CPU): blocks of 16 tokens, no other size
+
+
+def _amx_tiles() -> bool:
+    """Whether vLLM on this CPU runs MLA models with AMX_MLA (CPUAttentionBackend's blocks, a
+    multiple of 32) rather than CPU_MLA: vllm/platforms/cpu.py asks
+    ``torch.cpu._is_amx_tile_supported()`` on x86, and Linux lists the CPU's flag."""
+    try:
+        return "amx_tile" in Path("/proc/cpuinfo").read_text().split()
+    except OSError:
+        return False
+
+
+AMX_TILES = _amx_tiles()
 AVAILABLE = [10 * 2**20, 256 * 2**20, GIB, 4 * GIB, 16 * GIB]
 TP_AVAILABLE = [10 * 2**20, 256 * 2**20, GIB]
 # --max-model-len auto: from not even one block (10 MiB) to the whole context (1 GiB for the small models).
@@ -295,7 +308,8 @@ def vllm_results():
 
 
 def ours(case: dict, available: int | None = None) -> ServeSettings:
-    mla = model_facts(read_config(Path(case["model"]))).model_type in MLA_MODELS
+    # MLA models take CPU_MLA's blocks, except where the CPU has AMX tiles (AMX_MLA)
+    mla = model_facts(read_config(Path(case["model"]))).model_type in MLA_MODELS and not AMX_TILES
     return ServeSettings(
         gpu_memory_bytes=80 * GIB,
         kv_cache_memory_bytes=available,
