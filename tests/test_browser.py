@@ -165,6 +165,7 @@ EDGE_PASTES = {
     "a message whose full stop a title drops": "[Bug]: 1P1D deployment, the decode node reports: RPC call to sample_tokens timed out",
     "a message whose full stop the sentence drops": "EngineCore crashes with TimeoutError: RPC call to sample_tokens timed out on DGX Spark (GB10)",
     "a title quoting a first sentence, then its own words": "[Bug]: ValueError: No available memory for the cache blocks on main branch after commit 46f98893",
+    "a title quoting a first sentence that ends in a value": "ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next",
     "a message's opening word in a path": (
         "future: <Task finished name='Task-12' coro=<AsyncLLM.collective_rpc() done, defined at /x/vllm/v1/engine/async_llm.py:532> "
         "exception=Exception('Call to collective_rpc method failed: NCCL error: internal error')>"

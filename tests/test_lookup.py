@@ -446,6 +446,15 @@ def test_a_title_that_quotes_a_first_sentence_and_goes_on_is_that_message():
                   "ValueError: No available memory for the cache blocks. Happens on main after commit 46f98893"):
         matches, _ = m.lookup(paste)
         assert [x.error.id for x in matches][:1] == ["e0"] and matches[0].verdict == "exact", paste
+    # ... or a sentence that ends with a value in brackets
+    mamba = tiny_matcher(("ValueError", "max_num_seqs ({n}) exceeds available Mamba cache blocks ({m}). Each decode sequence "
+                                        "requires one Mamba cache block."))
+    for paste in ("ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next",
+                  "ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128). Happens with Qwen3-Next"):
+        matches, _ = mamba.lookup(paste)
+        assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact", paste
+        assert matches[0].values == {"n": "256", "m": "128"}
+    assert top(mamba, "max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next") is None
     # the other message's first sentence ends earlier: a title that stops there is that one
     assert top(m, "ValueError: No available memory for the cache on main branch after commit 46f98893") == "e1"
     # without its type beside it, or cut before the sentence ends, the rest is missing: no exact match

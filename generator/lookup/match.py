@@ -958,6 +958,18 @@ class Matcher:
                 bounds[i] = (pos, pos + common)
                 truncated = True
                 break
+            shut = _closers_then_stop(chunk) if hole else 0
+            if shut and matched >= MIN_MATCHED and flat[
+                    max(0, start - len(entry.exception) - 1) : start] == entry.exception + ":":
+                # ... or a sentence that ends with a value in brackets ("... Mamba cache blocks (128)
+                # when serving Qwen3-Next"): the value ends at its bracket on the same line
+                at = flat.find(chunk[:shut], pos)
+                if (at != -1 and "\n" not in cleaned[origin[pos - 1] + 1 : origin[at]]
+                        and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole)):
+                    matched += shut
+                    bounds[i] = (at, at + shut + (flat[at + shut : at + shut + 1] == "."))
+                    truncated = True
+                    break
             if at_end and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole):
                 at_paste_end = _longest_prefix_at_end(flat[pos:], chunk) if rest <= TAIL else 0
                 overlap = max(common, at_paste_end)
@@ -1383,6 +1395,13 @@ def _grew_from(longer: str, shorter: str) -> bool:
     shows the longer one."""
     head, whole = squash_text(shorter).rstrip("."), squash_text(longer)
     return len(head) < len(whole) and whole.startswith(head)
+
+
+def _closers_then_stop(chunk: str) -> int:
+    """How many closing brackets or quotes open a chunk right before its full stop (")." of
+    ").eachdecode"): the sentence ends with the value they close. 0 when it does not."""
+    shut = len(chunk) - len(chunk.lstrip(")]'\"`"))
+    return shut if shut and chunk[shut : shut + 1] == "." else 0
 
 
 def _sentence_ends(chunk: str, common: int) -> bool:

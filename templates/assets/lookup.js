@@ -1833,6 +1833,19 @@
           truncated = true;
           break;
         }
+        // ... or a sentence that ends with a value in brackets: the value ends at its bracket on the same line (match.py)
+        const shut = hole ? closersThenStop(chunk) : 0;
+        if (shut && matched >= rules.minMatched
+            && flat.slice(Math.max(0, start - entry.exception.length - 1), start) === entry.exception + ":") {
+          const at = pyFind(flat, chunk.slice(0, shut), pos);
+          if (at !== -1 && !cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)).includes("\n")
+              && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
+            matched += shut;
+            bounds[i] = [at, at + shut + (flat.slice(at + shut, at + shut + 1) === "." ? 1 : 0)];
+            truncated = true;
+            break;
+          }
+        }
         if (atEnd && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
           const atPasteEnd = rest <= rules.tail ? longestPrefixAtEnd(flat.slice(pos), chunk) : 0;
           const overlap = Math.max(common, atPasteEnd);
@@ -2179,6 +2192,13 @@
   /** _one_identifier(): a template of several words matched one word of the paste ("InternalServerError"). */
   function oneIdentifier(cleaned, start, end, template) {
     return end > start && pyStrip(template).includes(" ") && !/\s/.test(cleaned.slice(start, end));
+  }
+
+  /** _closers_then_stop(): closing brackets or quotes that open a chunk right before its full stop (")." of ").eachdecode"). */
+  function closersThenStop(chunk) {
+    let shut = 0;
+    while (shut < chunk.length && ")]'\"`".includes(chunk[shut])) shut++;
+    return shut && chunk[shut] === "." ? shut : 0;
   }
 
   /** _sentence_ends(): a sentence of the message ends after the chunk's first common characters, its stop left out or shown. */
