@@ -889,6 +889,7 @@ class Matcher:
         pos = start + len(chunks[first])
         slack = 0  # how far a chunk may be from where it is expected (after missing ones)
         value_before = False  # a hole's value lies before pos: the chunk after it was not found
+        exception_beside = flat[max(0, start - len(entry.exception) - 1) : start] == entry.exception + ":"
         for i in range(first + 1, len(chunks)):
             chunk = chunks[i]
             hole = owners[i] != owners[i - 1] or value_before  # a value of any length may lie before it
@@ -947,8 +948,7 @@ class Matcher:
                 or rest <= TAIL
                 or _at_line_end(cleaned, origin[pos + common - 1] + 1 if pos + common else 0)
             )
-            if (not hole and _sentence_ends(chunk, common) and matched + common >= MIN_MATCHED
-                    and flat[max(0, start - len(entry.exception) - 1) : start] == entry.exception + ":"
+            if (not hole and _sentence_ends(chunk, common) and matched + common >= MIN_MATCHED and exception_beside
                     and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole)):
                 # An issue title quotes the message, with its type, up to the end of a sentence and
                 # goes on in its own words ("ValueError: No available memory for the cache blocks on
@@ -959,8 +959,7 @@ class Matcher:
                 truncated = True
                 break
             shut = _closers_then_stop(chunk) if hole else 0
-            if shut and matched >= MIN_MATCHED and flat[
-                    max(0, start - len(entry.exception) - 1) : start] == entry.exception + ":":
+            if shut and matched >= MIN_MATCHED and exception_beside:
                 # ... or a sentence that ends with a value in brackets ("... Mamba cache blocks (128)
                 # when serving Qwen3-Next"): the value ends at its bracket on the same line
                 at = flat.find(chunk[:shut], pos)
@@ -1009,8 +1008,6 @@ class Matcher:
             # be any way on, and what lies between is the value, not words added to the message
             value_before = hole
         begin = start
-        prefix = flat[max(0, begin - len(entry.exception) - 1) : begin]
-        exception_beside = prefix == entry.exception + ":"
         if matched < min(entry.literal, MIN_MATCHED) and not (exception_beside and matched >= ELLIPSIS_LEAST and (
                 # "ValueError: Fused module 'language_model...gate_up_proj' ...": the user cut the
                 # message inside its first value, after the words that open it, and says so

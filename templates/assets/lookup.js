@@ -1768,6 +1768,7 @@
       let pos = start + chunks[first].length;
       let slack = 0;
       let valueBefore = false; // match.py: a hole's value lies before pos, the chunk after it not found
+      const exceptionBeside = flat.slice(Math.max(0, start - entry.exception.length - 1), start) === entry.exception + ":";
       for (let i = first + 1; i < chunks.length; i++) {
         const chunk = chunks[i];
         const hole = owners[i] !== owners[i - 1] || valueBefore; // a value of any length may lie before it
@@ -1825,8 +1826,7 @@
           rest <= rules.tail ||
           atLineEnd(cleaned, pos + common ? origin.get(pos + common - 1) + 1 : 0);
         // match.py: an issue title quotes the message, with its type, up to a sentence's end and goes on in its own words
-        if (!hole && sentenceEnds(chunk, common) && matched + common >= rules.minMatched
-            && flat.slice(Math.max(0, start - entry.exception.length - 1), start) === entry.exception + ":"
+        if (!hole && sentenceEnds(chunk, common) && matched + common >= rules.minMatched && exceptionBeside
             && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
           matched += common - (chunk[common - 1] === "." ? 1 : 0); // its stop counts for nothing (match.py)
           bounds[i] = [pos, pos + common];
@@ -1835,8 +1835,7 @@
         }
         // ... or a sentence that ends with a value in brackets: the value ends at its bracket on the same line (match.py)
         const shut = hole ? closersThenStop(chunk) : 0;
-        if (shut && matched >= rules.minMatched
-            && flat.slice(Math.max(0, start - entry.exception.length - 1), start) === entry.exception + ":") {
+        if (shut && matched >= rules.minMatched && exceptionBeside) {
           const at = pyFind(flat, chunk.slice(0, shut), pos);
           if (at !== -1 && !cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)).includes("\n")
               && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
@@ -1888,8 +1887,6 @@
         valueBefore = hole;
       }
       const begin = start;
-      const prefix = flat.slice(Math.max(0, begin - entry.exception.length - 1), begin);
-      const exceptionBeside = prefix === entry.exception + ":";
       if (matched < Math.min(entry.literal, rules.minMatched)) {
         // match.py: raised with its type and cut by the user's "..." inside its first value, or
         // where the paste stops, with its type named in vLLM's package
