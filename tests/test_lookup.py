@@ -143,6 +143,18 @@ def test_a_frame_with_typographic_quotes_is_read_as_a_frame():
     assert clean_paste("said \u201chi\u201d File \u201ca\u201d here") == "said \u201chi\u201d File \u201ca\u201d here"
 
 
+def test_a_web_pages_no_break_spaces_are_spaces():
+    """A code block copied from a web page keeps its "&nbsp;" as no-break spaces: the frame
+    that stops at its raise, indented with them, is read as the frame it is."""
+    assert clean_paste("\u00a0 File \"/x/vllm/a.py\",\u00a0line 3,\u202fin f") == '  File "/x/vllm/a.py", line 3, in f'
+    from generator.lookup.match import LookupError_, Matcher
+
+    errors = [LookupError_("e0", "NotImplementedError", "", "NotImplementedError", "", ["v1"],
+                           [{"path": "vllm/a.py", "line": 3, "function": "f"}])]
+    paste = '  File "/x/vllm/a.py", line 3, in f\n    raise NotImplementedError\n'
+    assert top(Matcher(errors, [[]]), paste.replace(" ", "\u00a0")) == "e0"
+
+
 def test_lines_a_terminal_cut_at_its_width_are_joined_again():
     """tmux's copy mode keeps the cuts a terminal made at its width: the message is whole again."""
     whole = ["WARNING 08-15 21:06:16 config.py:1514] Casting torch.bfloat16 to torch.float16.",
@@ -455,12 +467,36 @@ def test_a_title_that_quotes_a_first_sentence_and_goes_on_is_that_message():
         assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact", paste
         assert matches[0].values == {"n": "256", "m": "128"}
     assert top(mamba, "max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next") is None
+    # ... or with words after a value
+    context = tiny_matcher(("ValueError", "This model's maximum context length is {n} tokens. However, you requested "
+                                          "{m} tokens. Please reduce the length of the messages."))
+    matches, _ = context.lookup("[Bug]: ValueError: This model's maximum context length is 131072 tokens on my 8 GPUs")
+    assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact" and matches[0].values == {"n": "131072"}
+    # ... but not when the paste's word goes on ("tokensfoo")
+    assert all(x.verdict != "exact" for x in context.lookup("ValueError: This model's maximum context length is 131072 "
+                                                             "tokensfoo on my 8 GPUs")[0])
     # the other message's first sentence ends earlier: a title that stops there is that one
     assert top(m, "ValueError: No available memory for the cache on main branch after commit 46f98893") == "e1"
     # without its type beside it, or cut before the sentence ends, the rest is missing: no exact match
     for paste in ("No available memory for the cache blocks on main branch after commit 46f98893",
                   "ValueError: No available memory for the GPU on main branch after commit 46f98893"):
         assert all(x.verdict != "exact" for x in m.lookup(paste)[0]), paste
+
+
+def test_a_message_opening_mid_line_with_its_capital_opens_a_sentence_of_its_own():
+    """After another program's words, a message that shows its opening capital opens a sentence
+    whose stop the paste left out; one whose capital word the paste writes small is part of
+    another sentence ("Previous response with id ..." is not "Response with id ...")."""
+    m = tiny_matcher(("VLLMValidationError", "This model's maximum context length is {n} tokens. However, you requested {m} "
+                                             "output tokens and your prompt contains {q}{c} input tokens, for a total of {t}."),
+                     ("NotFoundError", "Response with id '{response_id}' not found."))
+    title = ("[ERROR]Generate embedding error This model's maximum context length is 8192 tokens. However, you requested 0 "
+             "output tokens and your prompt contains at least 8193 input tokens PaddleOCR")
+    assert top(m, title) == "e0"
+    assert top(m, title.replace("error This", "error this")) is None  # written small: another sentence's words
+    assert top(m, "Response with id 'resp_1' not found.") == "e1"
+    assert top(m, "Error: Response with id 'resp_1' not found.") == "e1"
+    assert top(m, "Previous response with id 'resp_1' not found.") is None
 
 
 def test_a_message_opening_inside_a_path_is_no_message():
@@ -511,11 +547,17 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
                   "model-server: the inference process exited with code 137",
                   "Worker 3 died unexpectedly while the benchmark was running",
                   # Python's logging format of another program: a warning is its report too
-                  "__main__ - WARNING - Attempt 287: Please wait for vllm server to become ready..."):
+                  "__main__ - WARNING - Attempt 287: Please wait for vllm server to become ready...",
+                  # a statement of what is wrong, in words of no failure
+                  "The number of Falses in the mask is not a multiple of the chunk size.",
+                  'Illegal param: "max_completion_tokens" or "max_tokens" must be less than or equal to the context length.',
+                  "additional_kwargs[tool_calls] already exists in this message chunk.",
+                  "upper bound and lower bound inconsistent with step sign"):
         matches, foreign = m.lookup(paste)
         assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["role"] == "answer", paste
         assert foreign["line"] == paste.split("\n")[-1].strip()  # the line judged, shown to say which
     for paste in ("all is well, the server started",  # no error reported
+                  "the server took its time, then started",
                   "[INFO:swift] loading the model from the local cache dir",  # another program's, but no failure
                   "ERROR: failed",  # too few words to report anything
                   "EngineDeadError: the engine died in some new way",  # an exception of vLLM's own type
@@ -1624,6 +1666,22 @@ def test_a_message_cut_short_after_its_type_named_in_vllms_package_is_found():
     assert top(m, "vllm.exceptions.VLLMValidationError: top_p must be in (0,") == "e0"
     assert top(m, "VLLMValidationError: top_p must be in (0,") is None  # the type, but not named in vLLM's package
     assert top(m, "vllm.exceptions.VLLMValidationError: top_p must be in (0,\nand more lines") is None  # the paste goes on
+
+
+def test_a_message_cut_inside_a_word_after_its_type_is_found():
+    """A paste that stops inside one of the message's words, with its type beside it, is that
+    message cut short ("RuntimeError: Engine proce"), even when fewer of its words show than a
+    cut at a word's end would need; at a whole word it may be another program's short message."""
+    m = tiny_matcher(("RuntimeError", "Engine process failed to start. See stack trace for the root cause."),
+                     ("ValueError", "The decoder prompt (length {prompt_len}) is longer than the maximum model length of {max_len}."))
+    assert top(m, "RuntimeError: Engine proce") == "e0"  # inside the first chunk: no anchor, its type tells
+    assert top(m, "(EngineCore pid=1) ERROR [core.py:1] RuntimeError: Engine process fail\n") == "e0"
+    assert top(m, "ValueError: The decoder prompt (lengt") == "e1"  # after the first chunk
+    assert top(m, "RuntimeError: Engine process") is None  # a whole word: maybe a message of its own
+    assert top(m, "ValueError: The decoder prompt") is None
+    assert top(m, "Engine proce") is None  # no type
+    assert top(m, "AsyncRuntimeError: Engine proce") is None  # another type's name ends with it
+    assert top(m, "RuntimeError: Engine proce\nmore lines") is None  # the paste goes on
 
 
 def test_a_line_v0_logged_above_its_cut_traceback_is_an_exception_not_vllms():

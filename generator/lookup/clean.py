@@ -70,6 +70,9 @@ SHOWN_CR = re.compile(r"\^M(?=\r?\n|$)")
 # ('File “/x/vllm/config.py”, line 5, in f'): its quotes made straight again, so that it is
 # read as a frame (the squashed message folds quote styles anyway).
 TYPOGRAPHIC_FRAME = re.compile(r'File [\u201c\u201d\u201e]([^\u201c\u201d"\n]+)[\u201c\u201d], line')
+# The no-break spaces a web page's code block is copied with ("&nbsp;" indents, a blog's
+# editor): spaces again, so that frames, log headers and "Type: message" read as printed.
+WEB_SPACE = re.compile("[\u00a0\u2007\u202f]")
 
 
 # A log record's start: vLLM's header, after a process's "(EngineCore_DP0 pid=316) " if any,
@@ -154,6 +157,7 @@ def clean_paste(text: str) -> str:
     # "\ud83d\ude80" came out as two halves: one code point again; a lone half is no text
     text = _SURROGATES.sub(_join_surrogates, text)
     text = TYPOGRAPHIC_FRAME.sub(r'File "\1", line', text)
+    text = WEB_SPACE.sub(" ", text)
     text = SHOWN_CR.sub("", text)
     lines = []
     for raw in (record for line in join_hard_wraps(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))

@@ -58,6 +58,9 @@ MIN_LITERAL = 12  # templates with less literal text need their exception name b
 MIN_MATCHED = 20  # a longer template must show at least this much of itself
 ELLIPSIS_LEAST = 10  # ... or this much, with its type beside it, where the paste says it was cut (below)
 # the user's own mark of a cut at the paste's end, on the message's line ("Fused module 'x' ...")
+# the paste's last word, at its very end (_cut_inside_word)
+PASTE_ENDS_IN_A_WORD = re.compile(r"([A-Za-z0-9]+)[ \t\r\n]*\Z")
+ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
 USER_CUT = re.compile(r"[^\n]*(?:\.\.\.|\u2026)[ \t]*\Z")
 # an exception type named in vLLM's package, right before the message ("vllm.exceptions.VLLMValidationError: ")
 VLLM_QUALIFIED = re.compile(r"(?<![\w.])vllm(?:\.\w+)+:[ \t]*\Z")
@@ -877,7 +880,25 @@ class Matcher:
             if best is not None:
                 break
             skipped += len(anchor)  # the paste may begin after this chunk, or word it otherwise
+        if best is None and entry.segment_of[0] == 0:
+            best = self._cut_in_opening(entry, flat, origin, cleaned, last)
         return best
+
+    def _cut_in_opening(self, entry: Entry, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
+        """The paste stops inside the message's first words, right after its type and inside a
+        word ("RuntimeError: Engine proce"): a cut too short for an anchor, told by its type."""
+        head = entry.exception + ":"
+        at = flat.rfind(head)
+        if at == -1 or at > 0 and (_ascii_alnum(flat[at - 1]) or flat[at - 1] == "_"):
+            return None  # no type, or the end of another type's name ("asyncenginedeaderror:")
+        begin = at + len(head)
+        shown = flat[begin:]
+        if not (ELLIPSIS_LEAST <= len(shown) < len(entry.chunks[0]) and entry.chunks[0].startswith(shown)
+                and _cut_inside_word(cleaned, self.errors[entry.error].template)):
+            return None
+        return Match(error=self.errors[entry.error], values={}, start=origin[begin], end=origin[len(flat) - 1] + 1,
+                     matched=len(shown), coverage=len(shown) / entry.literal, exception_agrees=True,
+                     in_last=last is not None and origin[begin] >= last[0])
 
     def _walk(self, entry: Entry, first: int, start: int, skipped: int, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
         chunks, owners = entry.chunks, entry.segment_of
@@ -958,12 +979,14 @@ class Matcher:
                 bounds[i] = (pos, pos + common)
                 truncated = True
                 break
-            shut = _closers_then_stop(chunk) if hole else 0
+            shut = (_closers_then_stop(chunk) or _words_then_stop(chunk)) if hole else 0
             if shut and matched >= MIN_MATCHED and exception_beside:
                 # ... or a sentence that ends with a value in brackets ("... Mamba cache blocks (128)
-                # when serving Qwen3-Next"): the value ends at its bracket on the same line
+                # when serving Qwen3-Next"), or with words after a value ("... context length is
+                # 131072 tokens on my GPUs"): the value ends there, on the same line
                 at = flat.find(chunk[:shut], pos)
                 if (at != -1 and "\n" not in cleaned[origin[pos - 1] + 1 : origin[at]]
+                        and not _word_goes_on(cleaned, origin[at + shut - 1] + 1, chunk[:shut])
                         and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole)):
                     matched += shut
                     bounds[i] = (at, at + shut + (flat[at + shut : at + shut + 1] == "."))
@@ -988,7 +1011,8 @@ class Matcher:
                 # the paste goes on in other words ("set the environment variable `RAY_X` to zero").
                 closed = hole and _closed_value_goes_on(cleaned, origin[pos - 1] + 1 if pos else 0)
                 after_hole = (hole and not closed and not _diverges(flat, origin, cleaned, pos, chunk)
-                              and not _mid_sentence(cleaned, origin[start]))
+                              and not (_mid_sentence(cleaned, origin[start])
+                                       and not (first == 0 and _capital_opens(cleaned, origin[start], self.errors[entry.error].template))))
                 open_value = after_hole and overlap == 0
                 cut = not closed and (
                     after_hole
@@ -1013,9 +1037,11 @@ class Matcher:
                 # message inside its first value, after the words that open it, and says so
                 open_value and USER_CUT.match(cleaned, origin[begin])
                 # ... or the paste stops in the message, whose type is named in vLLM's package
-                # ("vllm.exceptions.VLLMValidationError: top_p must be in (0,")
+                # ("vllm.exceptions.VLLMValidationError: top_p must be in (0,"), or stops inside one
+                # of its words ("ValueError: The decoder prompt (lengt"): a cut, not a message of its own
                 or truncated and max(b[1] for b in bounds if b is not None) >= len(flat)
-                and VLLM_QUALIFIED.search(cleaned, cleaned.rfind("\n", 0, origin[begin]) + 1, origin[begin]))):
+                and (VLLM_QUALIFIED.search(cleaned, cleaned.rfind("\n", 0, origin[begin]) + 1, origin[begin])
+                     or _cut_inside_word(cleaned, self.errors[entry.error].template)))):
             return None
         if entry.literal < MIN_LITERAL and not exception_beside:
             # a short message alone is only trusted as a whole line of the paste
@@ -1048,6 +1074,9 @@ class Matcher:
         if (entry.literal < MIN_MATCHED and first == 0 and not exception_beside and not HOLE.match(self.errors[entry.error].template)
                 and _mid_sentence(cleaned, origin[begin])):
             return None  # a few words that open vLLM's message, read mid-sentence: "hip runtime failed to load." is not "Failed to load {filename}"
+        if (first == 0 and not exception_beside and _capital_lowered(cleaned, origin[begin], self.errors[entry.error].template)
+                and _mid_sentence(cleaned, origin[begin])):
+            return None  # its capital word written small after another's words: "Previous response with id 'x' not found." is not "Response with id '{id}' not found."
         if (entry.literal < MIN_MATCHED and not truncated and owners[-1] == len(entry.holes)
                 and _word_goes_on(cleaned, origin[end - 1] + 1, self.errors[entry.error].template)):
             return None  # a few words whose last the paste makes longer: "unexpected error" is not in "unexpected errors"
@@ -1156,6 +1185,7 @@ LOG_HEADER_TAIL = 200_000  # characters read from the paste's end (a log may be 
 # match starts inside the frame's path
 FRAME_TAIL = re.compile(r'", line \d+, in [\w<>.]+')
 CUT_MESSAGE_LEAST = 3  # squashed characters of a cut message that the raising frame must agree with
+STOP_WORD_LEAST = 3  # letters before a full stop that end a sentence after a value ("tokens.")
 REWORDED_LEAST = 20  # ... and of a message another release worded otherwise, its opening words
 
 # A paste that stops at the innermost frame's own line, a raise ("raise NotImplementedError"),
@@ -1357,6 +1387,17 @@ def _word_goes_on(cleaned: str, position: int, template: str) -> bool:
     return bool(last) and position < len(cleaned) and _ascii_alnum(last) and _ascii_alnum(cleaned[position])
 
 
+def _cut_inside_word(cleaned: str, template: str) -> bool:
+    """Whether the paste stops inside one of the template's words ("... (lengt" of "(length"):
+    the start of a word that no word of the template is whole (ASCII, as the browser reads)."""
+    tail = PASTE_ENDS_IN_A_WORD.search(cleaned)
+    if tail is None:
+        return False
+    part = tail.group(1)
+    words = set(ASCII_WORD.findall(HOLE.sub(" ", template)))
+    return part not in words and any(w.startswith(part) for w in words)
+
+
 def _ascii_alnum(char: str) -> bool:
     return char.isascii() and char.isalnum()
 
@@ -1401,6 +1442,13 @@ def _closers_then_stop(chunk: str) -> int:
     return shut if shut and chunk[shut : shut + 1] == "." else 0
 
 
+def _words_then_stop(chunk: str) -> int:
+    """How many letters open a chunk right before its full stop ("tokens" of "tokens.however,"):
+    the sentence ends with those words. 0 when it does not."""
+    stop = chunk.find(".")
+    return stop if stop >= STOP_WORD_LEAST and chunk[:stop].isalpha() else 0
+
+
 def _sentence_ends(chunk: str, common: int) -> bool:
     """Whether a sentence of the message ends after the first ``common`` characters of a chunk
     (squashed), its full stop left out or shown: "blocks." of "blocks.Tryincreasing"."""
@@ -1416,6 +1464,21 @@ def _mid_sentence(text: str, position: int) -> bool:
     line_start = text.rfind("\n", 0, position) + 1
     before = text[line_start:position].rstrip(" \t")
     return bool(before) and before[-1].isascii() and before[-1].isalnum()
+
+
+def _capital_opens(text: str, position: int, template: str) -> bool:
+    """Whether the paste shows the capital letter the template opens with at ``position``: after
+    another's words, the message opens a sentence of its own whose stop the paste left out
+    ("[ERROR]Generate embedding error This model's maximum context length is ...")."""
+    opening = template[:1]
+    return opening.isascii() and opening.isupper() and text[position : position + 1] == opening
+
+
+def _capital_lowered(text: str, position: int, template: str) -> bool:
+    """Whether the template opens with a capitalised word ("Response with id") that the paste
+    writes small at ``position`` ("Previous response with id")."""
+    return (template[:1].isascii() and template[:1].isupper() and template[1:2].isascii() and template[1:2].islower()
+            and text[position : position + 1] == template[:1].lower())
 
 
 def _message_ends(text: str, position: int, value_next: bool = True) -> bool:

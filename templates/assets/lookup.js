@@ -887,6 +887,7 @@
       codeLine: pyRegex(patterns.code_line, "", "y"),
       flatFrame: pyRegex(patterns.flat_frame, "", "g"),
       typographicFrame: pyRegex(patterns.typographic_frame, "", "g"),
+      webSpace: pyRegex(patterns.web_space, "", "g"),
       shownCr: pyRegex(patterns.shown_cr, "", "g"),
       dockerJsonLog: pyRegex(patterns.docker_json_log, "", "g"),
       nativeLogLine: pyRegex(patterns.native_log_line, "", "y"),
@@ -919,6 +920,8 @@
       ellipsisLeast: rules.ellipsis_least,
       userCut: pyRegex(patterns.user_cut, "", "y"),
       vllmQualified: pyRegex(patterns.vllm_qualified),
+      pasteEndsInAWord: pyRegex(patterns.paste_ends_in_a_word),
+      asciiWord: pyRegex(patterns.ascii_word, "", "g"),
       sure: rules.sure,
       nearlyWhole: rules.nearly_whole,
       outweighs: rules.outweighs,
@@ -932,6 +935,7 @@
       closingQuote: rules.closing_quote,
       cutMessageLeast: rules.cut_message_least,
       rewordedLeast: rules.reworded_least,
+      stopWordLeast: rules.stop_word_least,
       partLeast: rules.part_least,
       diverge: rules.diverge,
       valueClosers: rules.value_closers,
@@ -1382,6 +1386,8 @@
       text = joinSurrogateSlots(text);
       // clean.py's TYPOGRAPHIC_FRAME: a frame's curly quotes made straight
       text = text.replace(rules.typographicFrame, 'File "$1", line');
+      // clean.py's WEB_SPACE: a web page's no-break spaces are spaces
+      text = text.replace(rules.webSpace, " ");
       // clean.py's SHOWN_CR: a pager's "^M" at a line's end
       text = text.replace(rules.shownCr, "");
       const lines = [];
@@ -1752,7 +1758,29 @@
         if (best !== null) break;
         skipped += anchor.length;
       }
+      if (best === null && entry.segmentOf[0] === 0) best = this.cutInOpening(entry, flat, origin, cleaned, last);
       return best;
+    }
+
+    /** match.py _cut_in_opening(): the paste stops inside the message's first words, right after its type. */
+    cutInOpening(entry, flat, origin, cleaned, last) {
+      const rules = this.rules;
+      const head = entry.exception + ":";
+      const at = flat.lastIndexOf(head);
+      if (at === -1 || (at > 0 && /^[A-Za-z0-9_]$/.test(flat[at - 1]))) return null; // another type's name ends there
+      const begin = at + head.length;
+      const shown = flat.slice(begin);
+      if (!(rules.ellipsisLeast <= shown.length && shown.length < entry.chunks[0].length && entry.chunks[0].startsWith(shown)
+            && cutInsideWord(cleaned, this.errors[entry.error].template, rules))) return null;
+      return new Match(rules, this.errors[entry.error], {
+        values: new Map(),
+        start: origin.get(begin),
+        end: origin.get(flat.length - 1) + 1,
+        matched: shown.length,
+        coverage: shown.length / entry.literal,
+        exceptionAgrees: true,
+        inLast: last !== null && origin.get(begin) >= last[0],
+      });
     }
 
     walk(entry, first, start, skipped, flat, origin, cleaned, last) {
@@ -1834,10 +1862,12 @@
           break;
         }
         // ... or a sentence that ends with a value in brackets: the value ends at its bracket on the same line (match.py)
-        const shut = hole ? closersThenStop(chunk) : 0;
+        // match.py: a sentence that ends with a value in brackets, or with words after a value
+        const shut = hole ? closersThenStop(chunk) || wordsThenStop(chunk, rules) : 0;
         if (shut && matched >= rules.minMatched && exceptionBeside) {
           const at = pyFind(flat, chunk.slice(0, shut), pos);
           if (at !== -1 && !cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)).includes("\n")
+              && !wordGoesOn(cleaned, origin.get(at + shut - 1) + 1, chunk.slice(0, shut))
               && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
             matched += shut;
             bounds[i] = [at, at + shut + (flat.slice(at + shut, at + shut + 1) === "." ? 1 : 0)];
@@ -1856,7 +1886,9 @@
           // cut short only where the paste (or its line) stops; else what it leaves out is missing
           // match.py: a quoted value that closes with other words after it on its line was no cut
           const closed = hole && closedValueGoesOn(cleaned, pos ? origin.get(pos - 1) + 1 : 0, rules);
-          const afterHole = hole && !closed && !diverges(flat, origin, cleaned, pos, chunk, rules) && !midSentence(cleaned, origin.get(start));
+          // match.py: mid-sentence, unless the message's capital opens a sentence of its own there
+          const afterHole = hole && !closed && !diverges(flat, origin, cleaned, pos, chunk, rules)
+            && !(midSentence(cleaned, origin.get(start)) && !(first === 0 && capitalOpens(cleaned, origin.get(start), this.errors[entry.error].template)));
           openValue = afterHole && overlap === 0;
           const cut =
             !closed && (
@@ -1895,7 +1927,8 @@
         let shown = 0;
         for (const b of bounds) if (b !== null && b[1] > shown) shown = b[1];
         const cutThere = (openValue && rules.userCut.test(cleaned))
-          || (truncated && shown >= flat.length && rules.vllmQualified.test(cleaned.slice(cleaned.lastIndexOf("\n", at - 1) + 1, at)));
+          || (truncated && shown >= flat.length && (rules.vllmQualified.test(cleaned.slice(cleaned.lastIndexOf("\n", at - 1) + 1, at))
+              || cutInsideWord(cleaned, this.errors[entry.error].template, rules)));
         if (!(exceptionBeside && matched >= rules.ellipsisLeast && cutThere)) return null;
       }
       if (entry.literal < rules.minLiteral && !exceptionBeside) {
@@ -1928,6 +1961,9 @@
           !sameCase(cleaned.slice(origin.get(begin), origin.get(end - 1) + 1), this.errors[entry.error].template)) return null;
       // match.py: a few words that open vLLM's message, read mid-sentence ("hip runtime failed to load.")
       if (entry.literal < rules.minMatched && first === 0 && !exceptionBeside && !opensWithHole(this.errors[entry.error].template, rules)
+          && midSentence(cleaned, origin.get(begin))) return null;
+      // match.py: its capital word written small after another's words ("Previous response with id ...")
+      if (first === 0 && !exceptionBeside && capitalLowered(cleaned, origin.get(begin), this.errors[entry.error].template)
           && midSentence(cleaned, origin.get(begin))) return null;
       // match.py: a few words whose last the paste makes longer ("unexpected error" is not in "unexpected errors")
       if (entry.literal < rules.minMatched && !truncated && owners[owners.length - 1] === entry.holes.length &&
@@ -2198,6 +2234,12 @@
     return shut && chunk[shut] === "." ? shut : 0;
   }
 
+  /** match.py _words_then_stop(): the letters that open a chunk right before its full stop ("tokens" of "tokens.however,"). */
+  function wordsThenStop(chunk, rules) {
+    const stop = chunk.indexOf(".");
+    return stop >= rules.stopWordLeast && /^\p{L}+$/u.test(chunk.slice(0, stop)) ? stop : 0;
+  }
+
   /** _sentence_ends(): a sentence of the message ends after the chunk's first common characters, its stop left out or shown. */
   function sentenceEnds(chunk, common) {
     const alpha = (c) => /^\p{L}$/u.test(c);
@@ -2232,6 +2274,29 @@
   }
 
   /** match.py's _word_goes_on: the paste's word goes on where the template's last word ends (ASCII). */
+  /** match.py _cut_inside_word(): the paste stops inside one of the template's words ("... (lengt" of "(length"). */
+  function cutInsideWord(cleaned, template, rules) {
+    const tail = rules.pasteEndsInAWord.exec(cleaned);
+    if (tail === null) return false;
+    const part = tail[1];
+    rules.hole.lastIndex = 0;
+    const words = new Set(toSlots(template).replace(rules.hole, " ").match(rules.asciiWord) || []);
+    if (words.has(part)) return false;
+    for (const w of words) if (w.startsWith(part)) return true;
+    return false;
+  }
+
+  /** match.py _capital_opens(): the paste shows the capital letter the template opens with. */
+  function capitalOpens(text, position, template) {
+    const opening = template.slice(0, 1);
+    return /^[A-Z]$/.test(opening) && text.slice(position, position + 1) === opening;
+  }
+
+  /** match.py _capital_lowered(): the template opens with a capitalised word that the paste writes small. */
+  function capitalLowered(text, position, template) {
+    return /^[A-Z][a-z]/.test(template) && text.slice(position, position + 1) === template[0].toLowerCase();
+  }
+
   function wordGoesOn(cleaned, position, template) {
     const last = toSlots(template).replace(PY_SPACE_TAIL, "").slice(-1);
     return last !== "" && position < cleaned.length && /^[A-Za-z0-9]$/.test(last) && /^[A-Za-z0-9]$/.test(cleaned[position]);
