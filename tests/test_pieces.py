@@ -109,6 +109,20 @@ def test_prose_at_the_start_of_a_line_cuts_nothing():
 
 
 SAME = {
+    "messages that module functions return (one quiet, one defined twice)": '''
+        def quiet(bits):
+            return False, f"no {bits} bits"
+        def twice():
+            return "first"
+        def twice():
+            return "second"
+        def f(bits):
+            ok, msg = quiet(bits)
+            why = twice()
+            if not ok:
+                raise ValueError(msg)
+            raise RuntimeError(why)
+    ''',
     "module constants used across pieces": '''
         PREFIX = "engine"
         def f(x):
@@ -363,6 +377,10 @@ EDITS = {
     "class-level names": (
         'class A:\n    msg = "one"\n    def f(self):\n        pass\n    assert msg, msg\n',
         'class A:\n    msg = "two"\n    def f(self):\n        pass\n    assert msg, msg\n',
+    ),
+    "the strings a module function returns": (
+        'def r():\n    return False, "one"\ndef f():\n    ok, m = r()\n    raise ValueError(m)\n',
+        'def r():\n    return False, "two"\ndef f():\n    ok, m = r()\n    raise ValueError(m)\n',
     ),
     "the class of a member": (
         'class A:\n    def f(self):\n        raise ValueError(self.M)\n    M = "m"\n',

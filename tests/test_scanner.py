@@ -168,6 +168,35 @@ def test_exception_variable_assigned_then_raised():
     assert (s.exception, s.template) == ("ValueError", "late")
 
 
+def test_a_message_that_a_function_of_the_file_returns():
+    """``ok, msg = _check(...)`` then ``raise ValueError(msg)``: the strings ``_check`` returns at
+    that place of its tuples are the message's other forms. The template stays the name, so the
+    error's id is the one it had before the scanner read them."""
+    s = site(
+        """
+        def _check(bits, size):
+            if bits not in (4, 8):
+                return False, f"Marlin does not support weight_bits = {bits}."
+            if size is None:
+                return (False, "Marlin does not support group_size = None.")
+            return True, None
+
+        def verify(bits, size):
+            ok, msg = _check(bits, size)
+            if not ok:
+                raise ValueError(msg)
+        """
+    )
+    assert s.template == "{msg}"
+    assert s.variants == ["Marlin does not support weight_bits = {bits}.", "Marlin does not support group_size = None."]
+    # a string returned whole; its own names are holes, not the module's constants of that name
+    s = site('NAME = "x"\ndef why(NAME):\n    return f"no {NAME} here"\ndef f():\n    reason = why(1)\n    raise RuntimeError(reason)\n')
+    assert (s.template, s.variants) == ("{reason}", ["no {NAME} here"])
+    # a function the file does not define, or one that returns no string, adds nothing
+    assert site("from x import why\ndef f():\n    reason = why()\n    raise RuntimeError(reason)\n").variants == []
+    assert site("def why():\n    return 3\ndef f():\n    reason = why()\n    raise RuntimeError(reason)\n").variants == []
+
+
 # --- what is and is not a site -------------------------------------------------------
 
 

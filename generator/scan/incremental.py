@@ -189,8 +189,14 @@ class Context:
         self.nested: dict[str, dict[str, Ref]] = {}  # other classes, as the walk registers them
         self.exceptions: dict[tuple[str, str], Ref] = {}
         self._located: dict[tuple[int, tuple], Located] = {}
+        # module-level functions: the piece of each name's last `def` (quiet ones too)
+        self.functions: dict[str, int] = {}
         current = ""
         for index, found in enumerate(outlines):
+            if pieces[index].kind == "module":
+                for kind, name in found["stmts"]:
+                    if kind == "def":
+                        self.functions[name] = index
             for name, fp, locator in found["constants"]:
                 self.module[name] = Ref(fp, index, tuple(locator))
             current = found["name"] or current
@@ -218,6 +224,21 @@ class Context:
             found = self._located[key] = Located(parsed.node(list(ref.locator)), parsed.source)
         return found
 
+    def function_key(self, name: str) -> str | None:
+        """Stands for the module-level function of that name: its piece's text decides it."""
+        index = self.functions.get(name)
+        return self.pieces[index].key[:20] if index is not None else None
+
+    def module_function(self, name: str) -> Located | None:
+        index = self.functions.get(name)
+        if index is None:
+            return None
+        parsed = self.parsed.get(index)
+        if parsed is None:
+            parsed = self.parsed[index] = parse(self.pieces[index])  # a quiet function, parsed when asked
+        found = [s for s in parsed.statements if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name]
+        return Located(found[-1], parsed.source) if found else None
+
     def holds(self, read: list, states: "_States") -> bool:
         """Whether ``read`` gets the answer it records here."""
         kind, *key, value = read
@@ -229,6 +250,8 @@ class Context:
             ref = self.exceptions.get((key[0], key[1]))
         elif kind == "CM":
             return self.knows(key[0]) == value
+        elif kind == "F":
+            return self.function_key(key[0]) == value
         elif kind == "K":
             return states.class_name == value
         elif kind == "S":
@@ -297,6 +320,10 @@ class PieceWalker(Walker):
     def set_exception_variable(self, function: str, name: str, call: Located) -> None:
         self.own_exceptions[(function, name)] = call
         self.raised.append([function, name, fingerprint(call.source, call.node), _locator(call.node)])
+
+    def module_function(self, name: str) -> Located | None:
+        self.reads[("F", name)] = self.context.function_key(name)
+        return self.context.module_function(name)
 
 
 # --- a file, piece by piece -----------------------------------------------------------

@@ -27,6 +27,7 @@ from generator.scan.templates import (
     Hole,
     SourceText,
     Template,
+    MAX_VARIANTS,
     TemplateBuilder,
     is_string_expr,
     placeholders,
@@ -170,6 +171,8 @@ class Walker:
         self._resolving: set[int] = set()
         # `err = ValueError(...)` ... `raise err`: the call, by (function, name)
         self.exception_variables: dict[tuple[str, str], Located] = {}
+        # the file's module-level functions by name (the last `def` of a name binds it)
+        self.module_functions: dict[str, Located] = {}
 
     # --- entry ---------------------------------------------------------------------
 
@@ -177,6 +180,9 @@ class Walker:
         assert self.tree is not None
         for name, value in constant_statements(self.tree.body):
             self.module_constants[name] = Located(value, self.source)
+        for stmt in self.tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.module_functions[stmt.name] = Located(stmt, self.source)
         # Top-level classes up front, so a function may name a class defined below it;
         # nested classes as the walk reaches them.
         for stmt in self.tree.body:
@@ -204,6 +210,10 @@ class Walker:
 
     def exception_variable(self, function: str, name: str) -> Located | None:
         return self.exception_variables.get((function, name))
+
+    def module_function(self, name: str) -> Located | None:
+        """The file's module-level function of that name (its ``def``), if any."""
+        return self.module_functions.get(name)
 
     def set_exception_variable(self, function: str, name: str, call: Located) -> None:
         self.exception_variables[(function, name)] = call
@@ -328,7 +338,49 @@ class Walker:
                 for inner in ast.walk(target):
                     if isinstance(inner, ast.Name):
                         state[inner.id] = None
+        if (self.strings and len(targets) == 1 and isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                and value.func.id not in state and value.func.id not in scope.params):
+            # `ok, msg = _check_supported(...)`, `msg = _reason(...)`: the strings a function of
+            # this file returns there, after the name itself (the message's template stays the
+            # name: its id does not change; the strings are its other forms)
+            target = targets[0]
+            if isinstance(target, ast.Name):
+                slots: list[str | None] = [target.id]
+            elif isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
+                slots = [e.id if isinstance(e, ast.Name) else None for e in target.elts]
+            else:
+                slots = []
+            if any(slots):
+                returned = self.returned_strings(value.func.id, len(slots) if isinstance(target, (ast.Tuple, ast.List)) else None)
+                for name, forms in zip(slots, returned or ()):
+                    if name is not None and forms:
+                        state[name] = [(Hole(name),), *forms][:MAX_VARIANTS]
         return state
+
+    def returned_strings(self, function: str, size: int | None) -> list[list[Template]] | None:
+        """The strings a module-level function of the file returns: whole (``size`` None), or
+        at each place of the tuples of ``size`` it returns. Its own names are unknown (holes)."""
+        found = self.module_function(function)
+        if found is None:
+            return None
+        node = found.node
+        args = node.args
+        bound = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a is not None}
+        bound |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        inner = Scope(node.name, None, params=frozenset(bound))
+        builder = TemplateBuilder(found.source, lambda n: self.lookup(n, inner, {}))
+        forms: list[list[Template]] = [[] for _ in range(size or 1)]
+        for returned in returned_values(node):
+            if size is None:
+                items = [returned]
+            elif isinstance(returned, (ast.Tuple, ast.List)) and len(returned.elts) == size:
+                items = returned.elts
+            else:
+                continue
+            for place, item in zip(forms, items):
+                if builder.is_stringish(item):
+                    place.extend(t for t in builder.build(item) if t not in place)
+        return forms
 
     def on_augassign(self, stmt: ast.AugAssign, scope: Scope, state: State) -> State:
         if not isinstance(stmt.target, ast.Name):
@@ -529,6 +581,21 @@ class Walker:
 def _guarded(scope: Scope, guard: Guard) -> Scope:
     # (not dataclasses.replace, which looks the fields up again on every call: a walk makes many)
     return Scope(scope.function, scope.class_name, scope.guards + (guard,), scope.handler_names, scope.params)
+
+
+def returned_values(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    """The values a function's own ``return`` statements give (not those of functions or
+    classes defined inside it), in the order of the source."""
+    found: list[ast.expr] = []
+    todo: list[ast.AST] = list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None:
+            found.append(node.value)
+        todo.extend(ast.iter_child_nodes(node))
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
 
 def _merge(*outcomes: State | None) -> State | None:
