@@ -499,6 +499,38 @@ def test_a_message_opening_mid_line_with_its_capital_opens_a_sentence_of_its_own
     assert top(m, "Previous response with id 'resp_1' not found.") is None
 
 
+def test_an_error_logged_with_its_traceback_reports_the_exception_it_ends_with():
+    """``logger.exception("Error in chat completion stream generator.")`` prints the traceback
+    under its line: the exception the traceback ends with names the problem, and comes first."""
+    m = tiny_matcher(("ERROR", "Error in chat completion stream generator.", "log"),
+                     ("RuntimeError", "Failed to apply {processor} on data={data} with kwargs={kwargs}"))
+    paste = ("ERROR 07-02 08:52:02 [serving_chat.py:883] Error in chat completion stream generator.\n"
+             "ERROR 07-02 08:52:02 [serving_chat.py:883] Traceback (most recent call last):\n"
+             'ERROR 07-02 08:52:02 [serving_chat.py:883]   File "/x/vllm/engine/multiprocessing/client.py", line 686, in f\n'
+             "ERROR 07-02 08:52:02 [serving_chat.py:883]     raise request_output\n"
+             "ERROR 07-02 08:52:02 [serving_chat.py:883] RuntimeError: Failed to apply Qwen2_5OmniProcessor on data={'text': "
+             "'<|VIDEO|>', 'videos': [array([[[[142, 128,  99],\n"
+             "ERROR 07-02 08:52:02 [serving_chat.py:883]          [142, 128,  99],")
+    assert [x.error.id for x in m.lookup(paste)[0]] == ["e1", "e0"]
+    # without the traceback under it, the logged line is what the paste reports
+    apart = paste.replace("generator.\n", "generator.\nINFO the next request came in\n", 1)
+    assert [x.error.id for x in m.lookup(apart)[0]][:1] == ["e0"]
+
+
+def test_a_full_stop_that_ends_the_paste_is_no_start_of_vllms_next_words():
+    """After a value, a paste that says other words and ends with its own full stop was not cut
+    inside the value: the stop is no start of vLLM's next sentence (". Only weight_bits ...")."""
+    m = tiny_matcher(("ValueError", "Marlin does not support weight_bits = {bits}. Only weight_bits = {x} are supported."),
+                     ("ValueError", "Marlin does not support weight_bits = {t}. Only types = {s} are supported (for group_size "
+                                    "= {g}, device_capability = {d}, zp = {z})."))
+    paste = ("ValueError: Marlin does not support weight_bits = uint4b8. Only types = [] are supported (for group_size = 128, "
+             "min_capability = 75, zp = False).")
+    assert top(m, paste) == "e1"
+    # a bracket that closes the value is a start of vLLM's words: cut there, the message is found
+    cut = tiny_matcher(("ValueError", "The model's max seq len ({n}) is larger than the maximum number of tokens ({k})."))
+    assert top(cut, "ValueError: The model's max seq len (32768)") == "e0"
+
+
 def test_a_message_opening_inside_a_path_is_no_message():
     m = tiny_matcher(("RuntimeError", "Engine {eng_id} failed: {msg}"))
     paste = ("future: <Task finished coro=<AsyncLLM.collective_rpc() done, defined at /x/vllm/v1/engine/async_llm.py:532> "

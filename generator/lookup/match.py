@@ -35,7 +35,7 @@ from itertools import chain
 from typing import Iterable
 
 from generator.lookup.clean import ANSI, Origin, clean_paste, squash, squash_text, squashes_longer
-from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, WRAPPER, ForeignError, foreign_call, foreign_errors,
+from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, LOGGED_ABOVE_TRACEBACK, WRAPPER, ForeignError, foreign_call, foreign_errors,
                                       foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
                                       raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID, UNMATCHED_LINE_ID)
 from generator.scan.ids import split_template
@@ -660,7 +660,8 @@ class Matcher:
             )
         for m in found:
             m.lineage_newest = self._problem_of(m.error)[1].newest
-        ranked = _failure_before_its_report(_failure_before_warnings(sorted(found, key=lambda m: m.rank_key, reverse=True)))
+        ranked = _failure_under_its_log(
+            _failure_before_its_report(_failure_before_warnings(sorted(found, key=lambda m: m.rank_key, reverse=True))), cleaned)
         ranked = self._one_per_problem(ranked)
         raised_by = _raised_outside_vllm(cleaned, frames, last)
         if raised_by is not None:
@@ -994,6 +995,8 @@ class Matcher:
                     break
             if at_end and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole):
                 at_paste_end = _longest_prefix_at_end(flat[pos:], chunk) if rest <= TAIL else 0
+                if at_paste_end and not chunk[:at_paste_end].strip("."):
+                    at_paste_end = 0  # a full stop the paste ends with ends its own sentence: no start of vLLM's words
                 overlap = max(common, at_paste_end)
                 matched += overlap
                 if overlap:
@@ -1355,6 +1358,22 @@ def _failure_before_its_report(ranked: list[Match]) -> list[Match]:
     if not earlier:
         return ranked
     return [earlier[0]] + [m for m in ranked if m is not earlier[0]]
+
+
+def _failure_under_its_log(ranked: list[Match], cleaned: str) -> list[Match]:
+    """An error logged with its traceback (``logger.exception("Error in chat completion stream
+    generator.")`` prints the traceback under its line) reports the exception that traceback
+    ends with: that exception, found sure as vLLM's with its type beside it, comes first."""
+    if not ranked or ranked[0].error.kind != "log" or ranked[0].error.exception.upper() not in ("ERROR", "CRITICAL"):
+        return ranked
+    line_end = cleaned.find("\n", ranked[0].end)
+    if line_end == -1 or not LOGGED_ABOVE_TRACEBACK.match(cleaned, line_end):
+        return ranked
+    failure = next((m for m in ranked if m.start > line_end and m.in_last and m.error.kind != "log" and not m.wrapper
+                    and m.score >= SURE and m.exception_agrees), None)
+    if failure is None:
+        return ranked
+    return [failure] + [m for m in ranked if m is not failure]
 
 
 PUNCTUATION = re.compile(r"[^\w\s]")  # _worded_alike reads words only: a paste may drop a full stop

@@ -1680,14 +1680,18 @@
       for (const m of found) m.lineageNewest = this.problemOf(m.error)[1].newest;
       // sorted(reverse=True) is stable: equal keys keep their order
       let best = this.onePerProblem(
-        failureBeforeItsReport(
-          failureBeforeWarnings(
-            found
-              .map((match) => [match, match.rankKey])
-              .sort((x, y) => compareTuples(y[1], x[1]))
-              .map((pair) => pair[0]),
+        failureUnderItsLog(
+          failureBeforeItsReport(
+            failureBeforeWarnings(
+              found
+                .map((match) => [match, match.rankKey])
+                .sort((x, y) => compareTuples(y[1], x[1]))
+                .map((pair) => pair[0]),
+              rules,
+            ),
             rules,
           ),
+          cleaned,
           rules,
         ),
       );
@@ -1876,7 +1880,9 @@
           }
         }
         if (atEnd && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
-          const atPasteEnd = rest <= rules.tail ? longestPrefixAtEnd(flat.slice(pos), chunk) : 0;
+          let atPasteEnd = rest <= rules.tail ? longestPrefixAtEnd(flat.slice(pos), chunk) : 0;
+          // match.py: a full stop the paste ends with ends its own sentence
+          if (atPasteEnd && !chunk.slice(0, atPasteEnd).replace(/^\.+|\.+$/g, "")) atPasteEnd = 0;
           const overlap = Math.max(common, atPasteEnd);
           matched += overlap;
           if (overlap) bounds[i] = overlap === common ? [pos, pos + overlap] : [flat.length - overlap, flat.length];
@@ -2215,6 +2221,20 @@
     );
     if (earlier === undefined) return ranked;
     return [earlier, ...ranked.filter((m) => m !== earlier)];
+  }
+
+  /** match.py _failure_under_its_log(): an error logged with its traceback under its line reports the exception the traceback ends with. */
+  function failureUnderItsLog(ranked, cleaned, rules) {
+    if (!ranked.length || ranked[0].error.kind !== "log" || !["ERROR", "CRITICAL"].includes(ranked[0].error.exception.toUpperCase())) return ranked;
+    const lineEnd = cleaned.indexOf("\n", ranked[0].end);
+    if (lineEnd === -1) return ranked;
+    rules.loggedAboveTraceback.lastIndex = lineEnd;
+    if (!rules.loggedAboveTraceback.test(cleaned)) return ranked;
+    const failure = ranked.find(
+      (m) => m.start > lineEnd && m.inLast && m.error.kind !== "log" && !m.wrapper && m.score >= rules.sure && m.exceptionAgrees,
+    );
+    if (failure === undefined) return ranked;
+    return [failure, ...ranked.filter((m) => m !== failure)];
   }
 
   /** _inside_path(): a message that opens with its words starts right after a path's separator ("/vllm/v1/engine/..."). */
