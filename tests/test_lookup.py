@@ -531,6 +531,21 @@ def test_a_full_stop_that_ends_the_paste_is_no_start_of_vllms_next_words():
     assert top(cut, "ValueError: The model's max seq len (32768)") == "e0"
 
 
+def test_a_match_on_another_form_of_the_message_shows_that_form_filled_in():
+    """``raise ValueError(err_msg)``, whose message a helper returns: the template is the name,
+    the helper's strings its other forms. The message shown is the form that matched, with the
+    paste's values, not "…" (and the same after a round trip through the stored matcher)."""
+    from generator.lookup.match import LookupError_, Matcher
+
+    error = LookupError_("e0", "ValueError", "{err_msg}", "ValueError in verify_marlin_supported", "", ["v1"], [])
+    m = Matcher([error], [["Marlin does not support weight_bits = {quant_type}. Only types = {supported_types} are supported."]])
+    paste = "ValueError: Marlin does not support weight_bits = uint4b8. Only types = [] are supported."
+    for matcher in (m, Matcher.from_snapshot(m.snapshot())):
+        found = matcher.lookup(paste)[0][0].to_json()
+        assert found["template"] == "{err_msg}"
+        assert found["message"] == "Marlin does not support weight_bits = uint4b8. Only types = [] are supported."
+
+
 def test_a_message_opening_inside_a_path_is_no_message():
     m = tiny_matcher(("RuntimeError", "Engine {eng_id} failed: {msg}"))
     paste = ("future: <Task finished coro=<AsyncLLM.collective_rpc() done, defined at /x/vllm/v1/engine/async_llm.py:532> "

@@ -120,6 +120,7 @@ class Entry:
     literal: int  # squashed literal characters in all
     exception: str  # lower-cased, for "valueerror:" adjacency
     grams: int = 0  # grams of it in the index
+    form: str = ""  # the template, when it is another form of the error's message (not its main template)
 
 
 def chunk_segments(segments: list[str]) -> tuple[list[str], list[int]]:
@@ -195,6 +196,7 @@ class Match:
     open_value: bool = False  # the paste stops inside a value that vLLM's later words would close
     current: LookupError_ | None = None  # the problem's current error (the pin's, or what it became)
     also: list[LookupError_] = field(default_factory=list)  # the problem's other ids, in other releases
+    form: str = ""  # the other form of the error's message that matched (its main template: "")
 
     @property
     def score(self) -> float:
@@ -241,7 +243,8 @@ class Match:
             "versions": e.versions,
             "sites": [{"path": s["path"], "line": s["line"]} for s in e.sites],
             "values": self.values,
-            "message": fill(e.template, self.values) if e.template else "",
+            # the message as the paste shows it: the form that matched, values filled in
+            "message": fill(self.form or e.template, self.values) if self.form or e.template else "",
             "current": {"id": current.id, "url": current.url, "versions": current.versions,
                         "sites": [{"path": s["path"], "line": s["line"]} for s in current.sites]},
             "also": [{"id": a.id, "versions": a.versions} for a in self.also],
@@ -297,15 +300,15 @@ def _error_of(row: tuple) -> LookupError_:
 
 
 def _entry_row(e: Entry) -> tuple:
-    return (e.error, tuple(e.chunks), tuple(e.segment_of), tuple(e.holes), e.literal, e.exception, e.grams)
+    return (e.error, tuple(e.chunks), tuple(e.segment_of), tuple(e.holes), e.literal, e.exception, e.grams, e.form)
 
 
 def _entry_of(row: tuple) -> Entry:
-    error, chunks, segment_of, holes, literal, exception, grams = row
-    return Entry(error, list(chunks), list(segment_of), list(holes), literal, exception, grams)
+    error, chunks, segment_of, holes, literal, exception, grams, form = row
+    return Entry(error, list(chunks), list(segment_of), list(holes), literal, exception, grams, form)
 
 
-SNAPSHOT_VERSION = 6
+SNAPSHOT_VERSION = 7
 
 SHOWN_LINE_CHARS = 200  # of the line a `message-not-in-vllm` answer judged: its prefix names the program
 
@@ -502,7 +505,7 @@ class Matcher:
                 self.by_location.setdefault(key, []).append(number)
             for template in variants:
                 if template:
-                    self._add(number, error.exception, template)
+                    self._add(number, error.exception, template, template if template != error.template else "")
         number_of = {error.id: number for number, error in enumerate(errors)}
         self.logged_at: dict[str, list[int]] = {}  # "file.py:line" → the error logs written there
         for id_, places in (log_lines or {}).items():
@@ -577,14 +580,14 @@ class Matcher:
                         site_url, from_rows(foreign), paths, _LazyMapping(raise_lines))
         return matcher
 
-    def _add(self, error: int, exception: str, template: str) -> None:
+    def _add(self, error: int, exception: str, template: str, form: str = "") -> None:
         raw_segments, holes = split_template(template)
         chunks, owners = chunk_segments(raw_segments)
         literal = sum(len(c) for c in chunks)
         if literal == 0:
             return
         number = len(self.entries)
-        entry = Entry(error, chunks, owners, [_hole_name(h) for h in holes], literal, exception.lower())
+        entry = Entry(error, chunks, owners, [_hole_name(h) for h in holes], literal, exception.lower(), form=form)
         self.entries.append(entry)
         grams = list(dict.fromkeys(g for c in chunks for g in _grams(c)))  # in the message's order
         if not grams:
@@ -899,7 +902,7 @@ class Matcher:
             return None
         return Match(error=self.errors[entry.error], values={}, start=origin[begin], end=origin[len(flat) - 1] + 1,
                      matched=len(shown), coverage=len(shown) / entry.literal, exception_agrees=True,
-                     in_last=last is not None and origin[begin] >= last[0])
+                     in_last=last is not None and origin[begin] >= last[0], form=entry.form)
 
     def _walk(self, entry: Entry, first: int, start: int, skipped: int, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
         chunks, owners = entry.chunks, entry.segment_of
@@ -1098,6 +1101,7 @@ class Matcher:
             exception_agrees=exception_beside or (in_last and last[1].lower() == entry.exception),
             in_last=in_last,
             worded_alike=_worded_alike(cleaned[origin[begin] : origin[end - 1] + 1], self.errors[entry.error].template),
+            form=entry.form,
         )
 
     @staticmethod

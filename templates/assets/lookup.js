@@ -1012,6 +1012,7 @@
       this.openValue = !!fields.openValue; // the paste stops inside a value (match.py: open_value)
       this.current = null; // the problem's current error (the pin's, or what it became)
       this.also = []; // the problem's other ids
+      this.form = fields.form || ""; // the other form of the message that matched (match.py: Match.form)
     }
 
     get verdict() {
@@ -1059,7 +1060,8 @@
         versions: e.versions.slice(),
         sites: e.sites.map((s) => ({ path: s.path, line: s.line })),
         values: values,
-        message: e.template ? fill(e.template, this.values, this.rules) : "",
+        // the message as the paste shows it: the form that matched, values filled in
+        message: this.form || e.template ? fill(this.form || e.template, this.values, this.rules) : "",
         current: {
           id: current.id,
           url: current.url,
@@ -1138,7 +1140,7 @@
           this.byLocation.get(key).push(number);
         }
         for (const form of (hasMessage ? [template] : []).concat(forms)) {
-          if (form) this.add(number, exception, form);
+          if (form) this.add(number, exception, form, form !== template ? form : "");
         }
       });
       for (const [gram, entries] of this.index) {
@@ -1294,7 +1296,7 @@
       return [chunks, owners];
     }
 
-    add(error, exception, template) {
+    add(error, exception, template, form = "") {
       const [segments, holes] = splitTemplate(toSlots(template));
       const [chunks, owners] = this.chunkSegments(segments);
       let literal = 0;
@@ -1309,6 +1311,7 @@
         literal,
         exception: lowerSlots(toSlots(exception)),
         grams: 0,
+        form, // the template, when it is another form of the error's message (match.py: Entry.form)
       };
       this.entries.push(entry);
       const g = this.rules.gram;
@@ -1784,6 +1787,7 @@
         coverage: shown.length / entry.literal,
         exceptionAgrees: true,
         inLast: last !== null && origin.get(begin) >= last[0],
+        form: entry.form,
       });
     }
 
@@ -1988,6 +1992,7 @@
         exceptionAgrees: exceptionBeside || (inLast && lowerSlots(last[1]) === entry.exception),
         inLast,
         wordedAlike: wordedAlike(cleaned.slice(origin.get(begin), origin.get(end - 1) + 1), this.errors[entry.error].template, rules),
+        form: entry.form,
       });
     }
 
