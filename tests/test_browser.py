@@ -172,6 +172,8 @@ EDGE_PASTES = {
     "a statement of what is wrong in words of no failure": "The number of Falses in the mask is not a multiple of the chunk size.",
     "an error logged with its traceback under it": "ERROR 07-02 08:52:02 [serving_chat.py:883] Error in chat completion stream generator.\nERROR 07-02 08:52:02 [serving_chat.py:883] Traceback (most recent call last):\nERROR 07-02 08:52:02 [serving_chat.py:883]   File \"/x/vllm/engine/multiprocessing/client.py\", line 686, in f\nERROR 07-02 08:52:02 [serving_chat.py:883]     raise request_output\nERROR 07-02 08:52:02 [serving_chat.py:883] RuntimeError: Failed to apply Qwen2_5OmniProcessor on data={'text': '<|VIDEO|>', 'videos': [array([[[[142, 128,  99],",
     "a full stop that ends the paste after other words": "ValueError: Marlin does not support weight_bits = uint4b8. Only types = [] are supported (for group_size = 128, min_capability = 75, zp = False).",
+    "a message that opens with a value, cut after a later one": "max_tokens=131072 cannot be greater than max_model_len=max_total_tokens=40960",
+    "another program's loguru warning": "2025-09-01 17:15:24.634 | WARNING  | tenacity.after:log_it:44 - Finished call to 'x' after 26.180(s), this was the 1st time calling it.",
     "a message whose full stop a title drops": "[Bug]: 1P1D deployment, the decode node reports: RPC call to sample_tokens timed out",
     "a message whose full stop the sentence drops": "EngineCore crashes with TimeoutError: RPC call to sample_tokens timed out on DGX Spark (GB10)",
     "a title quoting a first sentence, then its own words": "[Bug]: ValueError: No available memory for the cache blocks on main branch after commit 46f98893",

@@ -546,6 +546,16 @@ def test_a_match_on_another_form_of_the_message_shows_that_form_filled_in():
         assert found["message"] == "Marlin does not support weight_bits = uint4b8. Only types = [] are supported."
 
 
+def test_a_message_that_opens_with_a_value_at_its_lines_start_is_cut_there():
+    """A message whose template opens with a value ("{param}={n} cannot be greater than ...")
+    opens where that value does: at its line's start it is no word in another's sentence, and
+    a paste that stops after a later value was cut there."""
+    m = tiny_matcher(("VLLMValidationError", "{p}={n} cannot be greater than {q}=max_total_tokens={m!r}. "
+                                             "Please request fewer output tokens."))
+    assert top(m, "max_tokens=131072 cannot be greater than max_model_len=max_total_tokens=40960") == "e0"
+    assert top(m, "Error: max_tokens=131072 cannot be greater than max_model_len=max_total_tokens=40960") == "e0"
+
+
 def test_a_message_opening_inside_a_path_is_no_message():
     m = tiny_matcher(("RuntimeError", "Engine {eng_id} failed: {msg}"))
     paste = ("future: <Task finished coro=<AsyncLLM.collective_rpc() done, defined at /x/vllm/v1/engine/async_llm.py:532> "
@@ -599,10 +609,17 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
                   "The number of Falses in the mask is not a multiple of the chunk size.",
                   'Illegal param: "max_completion_tokens" or "max_tokens" must be less than or equal to the context length.',
                   "additional_kwargs[tool_calls] already exists in this message chunk.",
-                  "upper bound and lower bound inconsistent with step sign"):
+                  "upper bound and lower bound inconsistent with step sign",
+                  # another program's logger warning: lighteval's
+                  "[2025-03-25 09:04:12,277] [ WARNING]: context_size + max_new_tokens=33238 which is greater than "
+                  "self.max_length=32768. Truncating context to 0 tokens. (vllm_model.py:272)"):
         matches, foreign = m.lookup(paste)
         assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["role"] == "answer", paste
         assert foreign["line"] == paste.split("\n")[-1].strip()  # the line judged, shown to say which
+    # ... and loguru's, whose time stamp is cut as a prefix
+    matches, foreign = m.lookup("2025-09-01 17:15:24.634 | WARNING  | tenacity.after:log_it:44 - Finished call to "
+                                "'x.acompletion_text' after 26.180(s), this was the 1st time calling it.")
+    assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["line"].startswith("WARNING  | tenacity")
     for paste in ("all is well, the server started",  # no error reported
                   "the server took its time, then started",
                   "[INFO:swift] loading the model from the local cache dir",  # another program's, but no failure

@@ -354,8 +354,9 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_]
                         r"|[Ww]rong|[Ff]orbidden|[Nn]ot allowed|[Ee]xceeds?|[Tt]oo (?:long|large|many|big|small|short|few)|[Oo]verflow"
                         r"|[Nn]ot enough|[Ii]nsufficient)(?![A-Za-z0-9_])|^[EF][0-9]{4} [0-9]{2}:[0-9]{2}"
                         # another program's logger warning in its own header ("[WARNING:swift] ...", or
-                        # Python's "%(name)s - %(levelname)s - ": "__main__ - WARNING - ...")
-                        r"|^\[(?:WARNING|WARN):(?!vllm\b)[\w.-]+\]|^(?!vllm\b)[\w.]+ - WARNING - ")
+                        # Python's "%(name)s - %(levelname)s - ": "__main__ - WARNING - ...", lighteval's
+                        # "[2025-03-25 09:04:12,277] [ WARNING]: ...", loguru's "... | WARNING  | module:fn:44 - ...")
+                        r"|^\[(?:WARNING|WARN):(?!vllm\b)[\w.-]+\]|^(?!vllm\b)[\w.]+ - WARNING - |\[ *WARNING *\]:|\bWARNING +\| ")
 LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone reports nothing
 LOGGED_ABOVE_TRACEBACK = re.compile(r"\nTraceback \(most recent call last\):")  # right after the line's end
 

@@ -1017,7 +1017,7 @@ class Matcher:
                 # the paste goes on in other words ("set the environment variable `RAY_X` to zero").
                 closed = hole and _closed_value_goes_on(cleaned, origin[pos - 1] + 1 if pos else 0)
                 after_hole = (hole and not closed and not _diverges(flat, origin, cleaned, pos, chunk)
-                              and not (_mid_sentence(cleaned, origin[start])
+                              and not (_mid_sentence(cleaned, _value_start(cleaned, origin[start]) if first == 0 and owners[0] else origin[start])
                                        and not (first == 0 and _capital_opens(cleaned, origin[start], self.errors[entry.error].template))))
                 open_value = after_hole and overlap == 0
                 cut = not closed and (
@@ -1487,6 +1487,15 @@ def _mid_sentence(text: str, position: int) -> bool:
     line_start = text.rfind("\n", 0, position) + 1
     before = text[line_start:position].rstrip(" \t")
     return bool(before) and before[-1].isascii() and before[-1].isalnum()
+
+
+def _value_start(text: str, position: int) -> int:
+    """Where the value before ``position`` starts, for a message that opens with a value
+    ("max_tokens=131072 cannot be ...": its first words are "=" after the value): the run of
+    non-space characters that ends there."""
+    while position > 0 and not text[position - 1].isspace():
+        position -= 1
+    return position
 
 
 def _capital_opens(text: str, position: int, template: str) -> bool:

@@ -204,6 +204,7 @@
   const PY_SPACE_RUN = new RegExp("[" + PY_SPACE + "]+");
   const PY_SPACE_LEAD = new RegExp("^[" + PY_SPACE + "]+");
   const PY_SPACE_TAIL = new RegExp("[" + PY_SPACE + "]+$");
+  const PY_SPACE_ONE = new RegExp("^[" + PY_SPACE + "]$");
 
   /** str.split() */
   function pySplit(text) {
@@ -1898,7 +1899,8 @@
           const closed = hole && closedValueGoesOn(cleaned, pos ? origin.get(pos - 1) + 1 : 0, rules);
           // match.py: mid-sentence, unless the message's capital opens a sentence of its own there
           const afterHole = hole && !closed && !diverges(flat, origin, cleaned, pos, chunk, rules)
-            && !(midSentence(cleaned, origin.get(start)) && !(first === 0 && capitalOpens(cleaned, origin.get(start), this.errors[entry.error].template)));
+            && !(midSentence(cleaned, first === 0 && owners[0] ? valueStart(cleaned, origin.get(start)) : origin.get(start))
+              && !(first === 0 && capitalOpens(cleaned, origin.get(start), this.errors[entry.error].template)));
           openValue = afterHole && overlap === 0;
           const cut =
             !closed && (
@@ -2309,6 +2311,12 @@
     if (words.has(part)) return false;
     for (const w of words) if (w.startsWith(part)) return true;
     return false;
+  }
+
+  /** match.py _value_start(): where the value before the position starts (the run of non-space characters ending there). */
+  function valueStart(text, position) {
+    while (position > 0 && !PY_SPACE_ONE.test(text[position - 1])) position--;
+    return position;
   }
 
   /** match.py _capital_opens(): the paste shows the capital letter the template opens with. */
