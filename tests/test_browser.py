@@ -174,6 +174,8 @@ EDGE_PASTES = {
     "a full stop that ends the paste after other words": "ValueError: Marlin does not support weight_bits = uint4b8. Only types = [] are supported (for group_size = 128, min_capability = 75, zp = False).",
     "a message that opens with a value, cut after a later one": "max_tokens=131072 cannot be greater than max_model_len=max_total_tokens=40960",
     "another program's loguru warning": "2025-09-01 17:15:24.634 | WARNING  | tenacity.after:log_it:44 - Finished call to 'x' after 26.180(s), this was the 1st time calling it.",
+    "a title quoting a first sentence that ends in a quoted value": "[Bug]: ValueError: Unknown attention backend: 'ASCEND' on my 910B",
+    "a title quoting a short first sentence that ends in words after a value": "[Bug]: ValueError: Current node has no GPU available on my 8 GPUs",
     "a message whose full stop a title drops": "[Bug]: 1P1D deployment, the decode node reports: RPC call to sample_tokens timed out",
     "a message whose full stop the sentence drops": "EngineCore crashes with TimeoutError: RPC call to sample_tokens timed out on DGX Spark (GB10)",
     "a title quoting a first sentence, then its own words": "[Bug]: ValueError: No available memory for the cache blocks on main branch after commit 46f98893",

@@ -472,6 +472,13 @@ def test_a_title_that_quotes_a_first_sentence_and_goes_on_is_that_message():
                                           "{m} tokens. Please reduce the length of the messages."))
     matches, _ = context.lookup("[Bug]: ValueError: This model's maximum context length is 131072 tokens on my 8 GPUs")
     assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact" and matches[0].values == {"n": "131072"}
+    # ... with words after a value, however few the words before it
+    node = tiny_matcher(("ValueError", "Current node has no {device_str} available. current_node_resource={r}."))
+    assert top(node, "[Bug]: ValueError: Current node has no GPU available on my 8 GPUs") == "e0"
+    # ... or with a quoted value: it closes where the sentence's stop would be
+    backend = tiny_matcher(("ValueError", "Unknown attention backend: '{name}'. Valid options are: {options}"))
+    matches, _ = backend.lookup("[Bug]: ValueError: Unknown attention backend: 'ASCEND' on my 910B")
+    assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact" and matches[0].values == {"name": "ASCEND"}
     # ... but not when the paste's word goes on ("tokensfoo")
     assert all(x.verdict != "exact" for x in context.lookup("ValueError: This model's maximum context length is 131072 "
                                                              "tokensfoo on my 8 GPUs")[0])

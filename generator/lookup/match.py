@@ -984,7 +984,7 @@ class Matcher:
                 truncated = True
                 break
             shut = (_closers_then_stop(chunk) or _words_then_stop(chunk)) if hole else 0
-            if shut and matched >= MIN_MATCHED and exception_beside:
+            if shut and matched + shut >= MIN_MATCHED and exception_beside:
                 # ... or a sentence that ends with a value in brackets ("... Mamba cache blocks (128)
                 # when serving Qwen3-Next"), or with words after a value ("... context length is
                 # 131072 tokens on my GPUs"): the value ends there, on the same line
@@ -996,6 +996,17 @@ class Matcher:
                     bounds[i] = (at, at + shut + (flat[at + shut : at + shut + 1] == "."))
                     truncated = True
                     break
+            if hole and chunk[:1] == "." and matched >= MIN_MATCHED and exception_beside and not value_before:
+                # ... or with a quoted value ("Unknown attention backend: 'ASCEND' on 910B"): the
+                # value closes on its line, where the sentence's stop would be, and words follow
+                value_end = _quoted_value_end(cleaned, origin[pos - 1] + 1)
+                if value_end is not None:
+                    at = flat.find(squash_text(cleaned[origin[pos - 1] + 1 : value_end]), pos)
+                    if at == pos:
+                        end_of_value = at + len(squash_text(cleaned[origin[pos - 1] + 1 : value_end]))
+                        bounds[i] = (end_of_value, end_of_value)
+                        truncated = True
+                        break
             if at_end and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole):
                 at_paste_end = _longest_prefix_at_end(flat[pos:], chunk) if rest <= TAIL else 0
                 if at_paste_end and not chunk[:at_paste_end].strip("."):
@@ -1526,6 +1537,17 @@ def _message_ends(text: str, position: int, value_next: bool = True) -> bool:
 
 # the quote that closes a value each opening quote opens (also in the browser)
 CLOSING_QUOTE = {"'": "'", '"': '"', "`": "`", "\u2018": "\u2019", "\u2019": "\u2019", "\u201c": "\u201d", "\u201d": "\u201d"}
+
+
+def _quoted_value_end(text: str, position: int) -> int | None:
+    """Where a quoted value that opens at ``position`` closes (after its closing quote), when
+    it closes on its line and other words follow it there (``_closed_value_goes_on``)."""
+    if not _closed_value_goes_on(text, position):
+        return None
+    end = text.find("\n", position)
+    line = text[position : len(text) if end == -1 else end]
+    start = len(line) - len(line.lstrip(" \t"))
+    return position + line.find(CLOSING_QUOTE[line[start]], start + 1) + 1
 
 
 def _closed_value_goes_on(text: str, position: int) -> bool:

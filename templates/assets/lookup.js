@@ -1873,7 +1873,7 @@
         // ... or a sentence that ends with a value in brackets: the value ends at its bracket on the same line (match.py)
         // match.py: a sentence that ends with a value in brackets, or with words after a value
         const shut = hole ? closersThenStop(chunk) || wordsThenStop(chunk, rules) : 0;
-        if (shut && matched >= rules.minMatched && exceptionBeside) {
+        if (shut && matched + shut >= rules.minMatched && exceptionBeside) {
           const at = pyFind(flat, chunk.slice(0, shut), pos);
           if (at !== -1 && !cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)).includes("\n")
               && !wordGoesOn(cleaned, origin.get(at + shut - 1) + 1, chunk.slice(0, shut))
@@ -1882,6 +1882,19 @@
             bounds[i] = [at, at + shut + (flat.slice(at + shut, at + shut + 1) === "." ? 1 : 0)];
             truncated = true;
             break;
+          }
+        }
+        // match.py: ... or with a quoted value that closes on its line, and words follow
+        if (hole && chunk.slice(0, 1) === "." && matched >= rules.minMatched && exceptionBeside && !valueBefore) {
+          const valueEnd = quotedValueEnd(cleaned, origin.get(pos - 1) + 1, rules);
+          if (valueEnd !== null) {
+            const shown = squashText(cleaned.slice(origin.get(pos - 1) + 1, valueEnd), rules);
+            const at = pyFind(flat, shown, pos);
+            if (at === pos) {
+              bounds[i] = [at + shown.length, at + shown.length];
+              truncated = true;
+              break;
+            }
           }
         }
         if (atEnd && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
@@ -2336,6 +2349,15 @@
   }
 
   /** match.py _closed_value_goes_on(): a quoted value opens here, closes on its line, and words follow it. */
+  /** match.py _quoted_value_end(): after the closing quote of a quoted value that opens at the position, closes on its line, and words follow. */
+  function quotedValueEnd(text, position, rules) {
+    if (!closedValueGoesOn(text, position, rules)) return null;
+    const end = text.indexOf("\n", position);
+    const line = text.slice(position, end === -1 ? text.length : end);
+    const start = line.length - line.replace(/^[ \t]+/, "").length;
+    return position + line.indexOf(rules.closingQuote[line[start]], start + 1) + 1;
+  }
+
   function closedValueGoesOn(text, position, rules) {
     const end = text.indexOf("\n", position);
     const rest = text.slice(position, end === -1 ? text.length : end).replace(/^[ \t]+/, "");
