@@ -62,6 +62,19 @@ def test_mamba_cache_error_keeps_its_id_at_v0_26_0(corpus_scan):
     assert then["sites"][0]["line"] != now["sites"][0]["line"]
 
 
+def test_a_message_a_helper_returns_is_the_errors_other_form_and_keeps_its_id(corpus_scan):
+    """v0.33.0's ``raise ValueError(err_msg)`` in verify_marlin_supported, whose ``err_msg`` is
+    what _check_marlin_supported returns: it keeps its id (the one the pastes are labelled
+    with) and its template ``{err_msg}``, and the helper's strings are the site's other forms."""
+    catalog = corpus_scan("v0.33.0")
+    (error,) = [e for e in catalog["errors"] if e["id"] == "4c762c389b0b2f46"]
+    assert error["template"] == "{err_msg}"
+    (site,) = error["sites"]
+    assert site["function"] == "verify_marlin_supported"
+    assert site["variants"][0].startswith("Marlin does not support weight_bits = {quant_type}. Only types = {supported_types}")
+    assert any(v.startswith("Marlin does not support group_size = {group_size}.") for v in site["variants"])
+
+
 def test_every_release_scans_without_a_crash(corpus_scan):
     for rev in RELEASES:
         catalog = corpus_scan(rev)

@@ -57,10 +57,10 @@ TAIL = 400  # squashed characters before the paste's end within which a template
 MIN_LITERAL = 12  # templates with less literal text need their exception name beside them
 MIN_MATCHED = 20  # a longer template must show at least this much of itself
 ELLIPSIS_LEAST = 10  # ... or this much, with its type beside it, where the paste says it was cut (below)
-# the user's own mark of a cut at the paste's end, on the message's line ("Fused module 'x' ...")
 # the paste's last word, at its very end (_cut_inside_word)
 PASTE_ENDS_IN_A_WORD = re.compile(r"([A-Za-z0-9]+)[ \t\r\n]*\Z")
 ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
+# the user's own mark of a cut at the paste's end, on the message's line ("Fused module 'x' ...")
 USER_CUT = re.compile(r"[^\n]*(?:\.\.\.|\u2026)[ \t]*\Z")
 # an exception type named in vLLM's package, right before the message ("vllm.exceptions.VLLMValidationError: ")
 VLLM_QUALIFIED = re.compile(r"(?<![\w.])vllm(?:\.\w+)+:[ \t]*\Z")
@@ -1000,13 +1000,11 @@ class Matcher:
                 # ... or with a quoted value ("Unknown attention backend: 'ASCEND' on 910B"): the
                 # value closes on its line, where the sentence's stop would be, and words follow
                 value_end = _quoted_value_end(cleaned, origin[pos - 1] + 1)
-                if value_end is not None:
-                    at = flat.find(squash_text(cleaned[origin[pos - 1] + 1 : value_end]), pos)
-                    if at == pos:
-                        end_of_value = at + len(squash_text(cleaned[origin[pos - 1] + 1 : value_end]))
-                        bounds[i] = (end_of_value, end_of_value)
-                        truncated = True
-                        break
+                shown = squash_text(cleaned[origin[pos - 1] + 1 : value_end]) if value_end is not None else None
+                if shown is not None and flat.startswith(shown, pos):
+                    bounds[i] = (pos + len(shown), pos + len(shown))
+                    truncated = True
+                    break
             if at_end and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole):
                 at_paste_end = _longest_prefix_at_end(flat[pos:], chunk) if rest <= TAIL else 0
                 if at_paste_end and not chunk[:at_paste_end].strip("."):

@@ -173,6 +173,7 @@ class Walker:
         self.exception_variables: dict[tuple[str, str], Located] = {}
         # the file's module-level functions by name (the last `def` of a name binds it)
         self.module_functions: dict[str, Located] = {}
+        self._returned: dict[tuple[int, int | None], list[list[Template]]] = {}  # returned_strings, by (def, size)
 
     # --- entry ---------------------------------------------------------------------
 
@@ -363,6 +364,9 @@ class Walker:
         found = self.module_function(function)
         if found is None:
             return None
+        key = (id(found.node), size)
+        if key in self._returned:  # a helper called in many places is read once per size
+            return self._returned[key]
         node = found.node
         args = node.args
         bound = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a is not None}
@@ -380,6 +384,7 @@ class Walker:
             for place, item in zip(forms, items):
                 if builder.is_stringish(item):
                     place.extend(t for t in builder.build(item) if t not in place)
+        self._returned[key] = forms
         return forms
 
     def on_augassign(self, stmt: ast.AugAssign, scope: Scope, state: State) -> State:

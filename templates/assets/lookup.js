@@ -1889,9 +1889,8 @@
           const valueEnd = quotedValueEnd(cleaned, origin.get(pos - 1) + 1, rules);
           if (valueEnd !== null) {
             const shown = squashText(cleaned.slice(origin.get(pos - 1) + 1, valueEnd), rules);
-            const at = pyFind(flat, shown, pos);
-            if (at === pos) {
-              bounds[i] = [at + shown.length, at + shown.length];
+            if (flat.startsWith(shown, pos)) {
+              bounds[i] = [pos + shown.length, pos + shown.length];
               truncated = true;
               break;
             }
