@@ -201,6 +201,42 @@ def test_candidates_rule_out_only_pairs_that_cannot_be_alike_enough():
     assert alike > 60 and bounded > alike  # the texts themselves, and near copies
 
 
+def test_subsequence_bound_is_the_longest_common_subsequence_and_bounds_the_ratio():
+    """``_Subsequences``: its length is the longest common subsequence (a plain dynamic
+    programme says so), and ``may_reach`` never turns away a pair whose difflib ratio
+    reaches the least asked for."""
+    import difflib
+    import random
+
+    from generator.history.lineage import _Subsequences
+
+    def plain_lcs(a: str, b: str) -> int:
+        row = [0] * (len(b) + 1)
+        for x in a:
+            before = 0
+            for j, y in enumerate(b, 1):
+                before, row[j] = row[j], before + 1 if x == y else max(row[j], row[j - 1])
+        return row[-1]
+
+    rng = random.Random(11)
+    words = "the model max seq len is larger than kv cache blocks tokens ( ) : , gpu memory".split()
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 12))) for _ in range(120)]
+    texts += [t.replace("e", "a", 2) for t in texts[:40]] + ["", "x" * 200]
+    reached = turned_away = 0
+    for text in texts[:50]:
+        bound = _Subsequences(text)
+        for other in texts:
+            assert bound.length(other) == plain_lcs(text, other)
+            ratio = difflib.SequenceMatcher(None, text, other, autojunk=False).ratio()
+            for least in (0.6, 0.8, 0.9):
+                if ratio >= least:
+                    reached += 1
+                    assert bound.may_reach(other, least), (text, other, least)
+                elif not bound.may_reach(other, least):
+                    turned_away += 1
+    assert reached > 100 and turned_away > 1000  # it bounds, and it rules most pairs out
+
+
 def test_releases_linked_in_several_processes_give_the_same_history(tmp_path):
     v3 = {"vllm/a.py": V2["vllm/a.py"].replace("too high", "far too high"), "vllm/b.py": V2["vllm/b.py"]}
     repo = tagged_repo(tmp_path / "r", {"v1": V1, "v2": V2, "v3": v3})

@@ -34,7 +34,6 @@ import functools
 import math
 import multiprocessing
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 import numpy
@@ -66,8 +65,13 @@ class Link:
                 "last_release": self.old, "first_release": self.new}
 
 
+# Most errors of a release are the next one's too: what a template gives is worked out once.
+_normalized = functools.lru_cache(maxsize=1 << 16)(normalize_template)
+
+
+@functools.lru_cache(maxsize=1 << 16)
 def _literal(template: str) -> str:
-    return re.sub(r"\s+", " ", normalize_template(template).replace("{}", " ")).strip().lower()
+    return re.sub(r"\s+", " ", _normalized(template).replace("{}", " ")).strip().lower()
 
 
 FIRST_WORD = re.compile(r"\s*([^\s{]+)")
@@ -89,7 +93,12 @@ def _other_subject(template: str, other: str) -> bool:
 
 
 def _has_words(error: dict) -> bool:
-    return error.get("has_message", True) and bool(re.search(r"\w", normalize_template(error["template"]).replace("{}", "")))
+    return error.get("has_message", True) and _words_of_its_own(error["template"])
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _words_of_its_own(template: str) -> bool:
+    return bool(re.search(r"\w", _normalized(template).replace("{}", "")))
 
 
 def _family(error: dict) -> str:
@@ -119,7 +128,7 @@ def link_errors(old: dict, new: dict) -> list[Link]:
         for place in _places(error):
             by_place.setdefault(place, []).append(error)
     for error in targets:
-        by_normalized.setdefault(normalize_template(error["template"]), []).append(error)
+        by_normalized.setdefault(_normalized(error["template"]), []).append(error)
     literal = {e["id"]: _literal(e["template"]) for e in (*removed, *targets)}
     by_family = {
         family: _Candidates([e["id"] for e in errors], literal)
@@ -132,7 +141,7 @@ def link_errors(old: dict, new: dict) -> list[Link]:
     candidates: list[tuple[float, str, str, str]] = []
     for error in removed:
         text = literal[error["id"]]
-        for other in by_normalized.get(normalize_template(error["template"]), []):
+        for other in by_normalized.get(_normalized(error["template"]), []):
             if other["exception"] != error["exception"] and _family(other) == _family(error):
                 candidates.append((1.0, "retyped", error["id"], other["id"]))
         paths = {path for path, _ in _places(error)}
@@ -143,8 +152,10 @@ def link_errors(old: dict, new: dict) -> list[Link]:
                 score = PREFIX_SCORE + 0.05 * here + 0.04 * len(text) / len(literal[other_id])
                 candidates.append((round(score, 3), "reworded", error["id"], other_id))
         near = {o["id"]: o for place in _places(error) for o in by_place.get(place, [])}
+        common = _Subsequences(text)
         for other in near.values():
-            if _family(other) != _family(error) or not _may_reach(text, literal[other["id"]], REWORD_RATIO):
+            if _family(other) != _family(error) or not _may_reach(text, literal[other["id"]], REWORD_RATIO) \
+                    or not common.may_reach(literal[other["id"]], REWORD_RATIO):
                 continue
             ratio = difflib.SequenceMatcher(None, text, literal[other["id"]], autojunk=False).ratio()
             if ratio >= REWORD_RATIO:
@@ -157,15 +168,15 @@ def link_errors(old: dict, new: dict) -> list[Link]:
             if other_id in near:
                 continue
             other_text = literal[other_id]
-            if not _may_reach(text, other_text, MOVED_RATIO):
+            least = SHORT_MOVED_RATIO if min(len(text), len(other_text)) < SHORT_LITERAL else MOVED_RATIO
+            if not _may_reach(text, other_text, MOVED_RATIO) or not common.may_reach(other_text, least):
                 continue
             if matcher is None:
                 matcher = difflib.SequenceMatcher(None, autojunk=False)
                 matcher.set_seq2(text)
             matcher.set_seq1(other_text)
             ratio = matcher.ratio()
-            if ratio >= (SHORT_MOVED_RATIO if min(len(text), len(other_text)) < SHORT_LITERAL else MOVED_RATIO) \
-                    and not _other_subject(error["template"], template_of[other_id]):
+            if ratio >= least and not _other_subject(error["template"], template_of[other_id]):
                 candidates.append((round(ratio, 3), "moved-reworded", error["id"], other_id))
     links: list[Link] = []
     taken_from: set[str] = set()
@@ -216,11 +227,11 @@ def _group(items, key) -> dict:
 
 
 def _may_reach(a: str, b: str, least: float) -> bool:
-    """Whether difflib's ratio of two texts may be ``least`` or more: its bounds
-    real_quick_ratio and quick_ratio, from lengths and character counts (the same figures,
-    without a matcher per pair)."""
+    """Whether difflib's ratio of two texts may be ``least`` or more, by quick bounds: its
+    real_quick_ratio (from lengths) and a coarse quick_ratio (from the counts of characters,
+    rare ones lumped). ``_Subsequences`` bounds it closer, at more cost."""
     length = len(a) + len(b)
-    return _ratio(min(len(a), len(b)), length) >= least and _ratio(_common(a, b), length) >= least
+    return _ratio(min(len(a), len(b)), length) >= least and _ratio(_coarse_common(a, b), length) >= least
 
 
 def _ratio(matches: int, length: int) -> float:
@@ -238,10 +249,39 @@ def _coarse(text: str) -> tuple[int, ...]:
     return counts + (len(text) - sum(counts),)
 
 
-def _common(a: str, b: str) -> int:
-    """How many characters two texts have in common, counted with repeats (quick_ratio's matches)."""
-    other = Counter(b)
-    return sum(min(n, other[c]) for c, n in Counter(a).items())
+class _Subsequences:
+    """The longest common subsequence of one text with others, as a bound of difflib's ratio.
+
+    difflib's matching blocks are, in order, a common subsequence of the two texts, so the
+    ratio is at most ``2 * LCS / (len(a) + len(b))``. The length is counted bit-parallel
+    (Allison and Dix; Hyyro): a few integer operations per character of the other text,
+    some ten times quicker than the ratio itself, and most pairs of messages fall under it.
+    """
+
+    def __init__(self, text: str):
+        self.size = len(text)
+        self.full = (1 << len(text)) - 1
+        masks: dict[str, int] = {}
+        for at, char in enumerate(text):
+            masks[char] = masks.get(char, 0) | (1 << at)
+        self.masks = masks
+
+    def length(self, other: str) -> int:
+        masks, full = self.masks, self.full
+        row = full  # a 1 bit: that position of the text is not yet in the subsequence
+        for char in other:
+            matched = row & masks.get(char, 0)
+            row = ((row + matched) | (row - matched)) & full
+        return self.size - row.bit_count()
+
+    def may_reach(self, other: str, least: float) -> bool:
+        return _ratio(self.length(other), self.size + len(other)) >= least
+
+
+def _coarse_common(a: str, b: str) -> int:
+    """At least as many as the characters two texts have in common, counted with repeats
+    (quick_ratio's matches): the coarse counts lump rare characters together."""
+    return sum(map(min, _coarse(a), _coarse(b)))
 
 
 class _Candidates:

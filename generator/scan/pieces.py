@@ -51,7 +51,8 @@ class _Lines:
 # A column-0 line that starts a piece: a decorator, a def or a class, its name and what
 # follows the name in a statement (so that a docstring's "async EPLB is ..." or "class of
 # models" starts none: such a cut would not parse, and the file would be walked whole).
-_STATEMENT = r"(?:(@)|(?:(?:async[ \t]+)?def|class)(?=[ \t]+\w+[ \t]*[(:\[]))"
+# (The lookahead of first letters first: it lets ``re`` pass over most lines twice as fast.)
+_STATEMENT = r"(?=[@adc])(?:(@)|(?:(?:async[ \t]+)?def|class)(?=[ \t]+\w+[ \t]*[(:\[]))"
 _TOP = _Lines(_STATEMENT)
 # The same for the members of a top-level class, indented by four spaces.
 _MEMBER = _Lines("    " + _STATEMENT)
