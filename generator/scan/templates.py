@@ -270,11 +270,8 @@ class TemplateBuilder:
 
     def _inline_constant(self, expr: str) -> Template | None:
         """A name inside an f-string that holds one known literal string is inlined."""
-        if not re.fullmatch(r"[A-Za-z_][\w.]*", expr):
-            return None
-        try:
-            node = ast.parse(expr, mode="eval").body
-        except SyntaxError:
+        node = _dotted_name(expr)
+        if node is None:
             return None
         found = self.lookup(node)
         if found and len(found) == 1 and not any(isinstance(p, Hole) for p in found[0]):
@@ -422,3 +419,16 @@ def _parse_fstring(text: str) -> cst.BaseExpression | None:
         return _unparen(cst.parse_expression("(" + text + "\n)"))
     except Exception:
         return None
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _dotted_name(expr: str) -> ast.expr | None:
+    """The expression of an f-string's hole that is a name (``x``, ``self.limit``), parsed
+    once for all: the same few names fill most holes, and a lookup only reads the node."""
+    if not re.fullmatch(r"[A-Za-z_][\w.]*", expr):
+        return None
+    try:
+        return ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return None
+
