@@ -490,6 +490,15 @@ def test_a_title_that_quotes_a_first_sentence_and_goes_on_is_that_message():
         assert all(x.verdict != "exact" for x in m.lookup(paste)[0]), paste
 
 
+def test_a_message_cut_after_a_value_that_begins_like_the_words_after_it():
+    """A paste that stops after a value whose first letters are those of vLLM's next words
+    ("torch.Size" and "to a parameter") was cut after the value: the letters are the value's,
+    not vLLM's words gone on in other words."""
+    m = tiny_matcher(("AssertionError", "Tried to load weights of size {a}to a parameter of size {b}"))
+    matches, _ = m.lookup("AssertionError: Tried to load weights of size torch.Size([3096576, 1])")
+    assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact"
+
+
 def test_a_message_opening_mid_line_with_its_capital_opens_a_sentence_of_its_own():
     """After another program's words, a message that shows its opening capital opens a sentence
     whose stop the paste left out; one whose capital word the paste writes small is part of

@@ -967,6 +967,9 @@ class Matcher:
             # before it, with nothing more of the message after? Then only the first
             # part was pasted, or the user's release had a shorter message.
             common = _common_prefix(flat, pos, chunk)
+            if hole and common and pos + common < len(flat) and not _at_line_end(cleaned, origin[pos + common - 1] + 1):
+                common = 0  # a value that only begins like the words after it, and goes on: "... of size
+                # torch.Size([3096576, 1])" is no "... of size {x}to a parameter" cut after its "to"
             # After a hole the paste may stop anywhere: the value can be any length.
             at_end = (
                 hole
@@ -1304,7 +1307,11 @@ def _diverges(flat: str, origin: Origin, cleaned: str, pos: int, chunk: str) -> 
     at = flat.find(chunk[:size], pos)
     while at != -1 and origin[at] < line_end:
         common = _common_prefix(flat, at, chunk)
-        if at + common < len(flat) and origin[at + common] < line_end and not _message_ends(cleaned, origin[at + common - 1] + 1):
+        if (at + common < len(flat) and origin[at + common] < line_end and not _message_ends(cleaned, origin[at + common - 1] + 1)
+                and not (at == pos and _ascii_alnum(cleaned[origin[at + common - 1]])
+                         and _ascii_alnum(cleaned[origin[at + common - 1] + 1]))):
+            # (but a word right where the value starts, sharing only its first letters, is the
+            # value: "to" of "size torch.Size(...)" is no "size {x}to a parameter")
             return True
         at = flat.find(chunk[:size], at + 1)
     return False

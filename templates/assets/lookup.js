@@ -1856,7 +1856,10 @@
           continue;
         }
         const rest = flat.length - pos;
-        const common = commonPrefix(flat, pos, chunk);
+        let common = commonPrefix(flat, pos, chunk);
+        if (hole && common && pos + common < flat.length && !atLineEnd(cleaned, origin.get(pos + common - 1) + 1)) {
+          common = 0; // a value that only begins like the words after it, and goes on (match.py)
+        }
         // After a hole the paste may stop anywhere: the value can be any length.
         const atEnd =
           hole ||
@@ -2306,7 +2309,10 @@
     let at = pyFind(flat, head, pos);
     while (at !== -1 && origin.get(at) < lineEnd) {
       const common = commonPrefix(flat, at, chunk);
-      if (at + common < flat.length && origin.get(at + common) < lineEnd && !messageEnds(cleaned, origin.get(at + common - 1) + 1, rules)) return true;
+      const shared = origin.get(at + common - 1);
+      // but a word right where the value starts, sharing only its first letters, is the value: "to" of "torch.Size" (match.py)
+      if (at + common < flat.length && origin.get(at + common) < lineEnd && !messageEnds(cleaned, shared + 1, rules)
+          && !(at === pos && /^[A-Za-z0-9]$/.test(cleaned[shared]) && /^[A-Za-z0-9]$/.test(cleaned[shared + 1]))) return true;
       at = pyFind(flat, head, at + 1);
     }
     return false;
