@@ -184,6 +184,8 @@ EDGE_PASTES = {
         "future: <Task finished name='Task-12' coro=<AsyncLLM.collective_rpc() done, defined at /x/vllm/v1/engine/async_llm.py:532> "
         "exception=Exception('Call to collective_rpc method failed: NCCL error: internal error')>"
     ),
+    "a title quoting a first sentence that is its first chunk, without its stop": "[Bug]: AsyncEngineDeadError: Task finished unexpectedly when serving Qwen2",
+    "a title quoting a first sentence that ends with a bracket": "ValueError: Please use Flashinfer backend for models with logits_soft_cap (i.e., Gemma-2) on my MI300X",
     "a message cut after a value that begins like its next words": "AssertionError: Tried to load weights of size torch.Size([3096576, 1])",
     "a line V0 logged above its cut traceback": (
         "ERROR 02-24 23:19:35 engine.py:389] If cu_seqlens_k is passed in, then page table is not supported\n"

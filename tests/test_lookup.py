@@ -490,6 +490,33 @@ def test_a_title_that_quotes_a_first_sentence_and_goes_on_is_that_message():
         assert all(x.verdict != "exact" for x in m.lookup(paste)[0]), paste
 
 
+def test_a_title_quoting_a_first_sentence_that_is_the_first_chunk_whole_without_its_stop():
+    """A first sentence short enough to be the message's whole first chunk is no anchor without
+    its stop: "AsyncEngineDeadError: Task finished unexpectedly" (an issue title) is still that
+    message, with its type beside it and however its own words go on; without its type, or with
+    the paste's word going on, or with vLLM's later words reworded after it, it is not."""
+    m = tiny_matcher(("AsyncEngineDeadError", "Task finished unexpectedly. This should never happen! Please open an "
+                                              "issue on GitHub. See stack trace above for the actual cause."))
+    for paste in ("AsyncEngineDeadError: Task finished unexpectedly",
+                  "[Bug]: AsyncEngineDeadError: Task finished unexpectedly when serving Qwen2 on 8 GPUs"):
+        matches, _ = m.lookup(paste)
+        assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact", paste
+    for paste in ("Task finished unexpectedly", "AsyncEngineDeadError: Task finished unexpectedlyfoo",
+                  "AsyncEngineDeadError: Task finished unexpectedly; this should never happen on GitHub"):
+        assert all(x.verdict != "exact" for x in m.lookup(paste)[0]), paste
+
+
+def test_a_title_quoting_a_first_sentence_that_ends_with_a_bracket():
+    """A first sentence that ends with a closing bracket before its stop ("... (i.e., Gemma-2).")
+    ends there as one that ends with a word does."""
+    m = tiny_matcher(("ValueError", "Please use Flashinfer backend for models with logits_soft_cap (i.e., Gemma-2). "
+                                    "Otherwise, the output might be wrong. Set Flashinfer backend by export "
+                                    "VLLM_ATTENTION_BACKEND=FLASHINFER."))
+    matches, _ = m.lookup("[Bug]: ValueError: Please use Flashinfer backend for models with logits_soft_cap (i.e., "
+                          "Gemma-2) on my MI300X")
+    assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact"
+
+
 def test_a_message_cut_after_a_value_that_begins_like_the_words_after_it():
     """A paste that stops after a value whose first letters are those of vLLM's next words
     ("torch.Size" and "to a parameter") was cut after the value: the letters are the value's,

@@ -885,8 +885,31 @@ class Matcher:
                 break
             skipped += len(anchor)  # the paste may begin after this chunk, or word it otherwise
         if best is None and entry.segment_of[0] == 0:
-            best = self._cut_in_opening(entry, flat, origin, cleaned, last)
+            best = (self._cut_in_opening(entry, flat, origin, cleaned, last)
+                    or self._first_sentence_without_stop(entry, flat, origin, cleaned, last))
         return best
+
+    def _first_sentence_without_stop(self, entry: Entry, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
+        """The paste quotes the message's first sentence after its type and leaves out the
+        sentence's full stop ("AsyncEngineDeadError: Task finished unexpectedly", an issue
+        title), where that sentence is the message's whole first chunk: without its stop, the
+        chunk is no anchor. As an issue title that quotes a first sentence (``_walk``): its own
+        words may follow, vLLM's later words may not."""
+        chunk = entry.chunks[0]
+        if len(entry.chunks) < 2 or not _sentence_ends(chunk, len(chunk) - 1) or len(chunk) - 1 < MIN_MATCHED:
+            return None
+        head = entry.exception + ":" + chunk[:-1]
+        at = flat.find(head)
+        if at == -1 or at > 0 and (_ascii_alnum(flat[at - 1]) or flat[at - 1] == "_"):
+            return None  # no type, or the end of another type's name
+        begin, end = at + len(entry.exception) + 1, at + len(head)
+        after = origin[end - 1] + 1
+        if (after < len(cleaned) and _ascii_alnum(cleaned[after])  # "unexpectedlyfoo": the paste's word goes on
+                or _later_words_follow(flat, origin, cleaned, end, entry.chunks[1:], False)):
+            return None
+        return Match(error=self.errors[entry.error], values={}, start=origin[begin], end=after,
+                     matched=end - begin, coverage=(end - begin) / entry.literal, exception_agrees=True,
+                     in_last=last is not None and origin[begin] >= last[0], form=entry.form)
 
     def _cut_in_opening(self, entry: Entry, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
         """The paste stops inside the message's first words, right after its type and inside a
@@ -1490,9 +1513,14 @@ def _words_then_stop(chunk: str) -> int:
 
 def _sentence_ends(chunk: str, common: int) -> bool:
     """Whether a sentence of the message ends after the first ``common`` characters of a chunk
-    (squashed), its full stop left out or shown: "blocks." of "blocks.Tryincreasing"."""
-    return 0 < common < len(chunk) and (chunk[common] == "." and chunk[common - 1].isalpha()
-                                        or common > 1 and chunk[common - 1] == "." and chunk[common - 2].isalpha())
+    (squashed), its full stop left out or shown: "blocks." of "blocks.Tryincreasing", "(i.e.,
+    Gemma-2)." of "Gemma-2).Otherwise" (a word or a closing bracket before the stop: not "1.5")."""
+    return 0 < common < len(chunk) and (chunk[common] == "." and _ends_a_sentence(chunk[common - 1])
+                                        or common > 1 and chunk[common - 1] == "." and _ends_a_sentence(chunk[common - 2]))
+
+
+def _ends_a_sentence(char: str) -> bool:
+    return char.isalpha() or char in ")]"
 
 
 def _mid_sentence(text: str, position: int) -> bool:

@@ -1766,8 +1766,35 @@
         if (best !== null) break;
         skipped += anchor.length;
       }
-      if (best === null && entry.segmentOf[0] === 0) best = this.cutInOpening(entry, flat, origin, cleaned, last);
+      if (best === null && entry.segmentOf[0] === 0) {
+        best = this.cutInOpening(entry, flat, origin, cleaned, last) || this.firstSentenceWithoutStop(entry, flat, origin, cleaned, last);
+      }
       return best;
+    }
+
+    /** match.py _first_sentence_without_stop(): the paste quotes the first sentence after its type, without its stop, where that sentence is the whole first chunk. */
+    firstSentenceWithoutStop(entry, flat, origin, cleaned, last) {
+      const rules = this.rules;
+      const chunk = entry.chunks[0];
+      if (entry.chunks.length < 2 || !sentenceEnds(chunk, chunk.length - 1) || chunk.length - 1 < rules.minMatched) return null;
+      const head = entry.exception + ":" + chunk.slice(0, -1);
+      const at = pyFind(flat, head, 0);
+      if (at === -1 || (at > 0 && /^[A-Za-z0-9_]$/.test(flat[at - 1]))) return null; // no type, or another type's name ends there
+      const begin = at + entry.exception.length + 1;
+      const end = at + head.length;
+      const after = origin.get(end - 1) + 1;
+      if ((after < cleaned.length && /^[A-Za-z0-9]$/.test(cleaned[after])) // the paste's word goes on
+          || laterWordsFollow(flat, origin, cleaned, end, entry.chunks.slice(1), false)) return null;
+      return new Match(rules, this.errors[entry.error], {
+        values: new Map(),
+        start: origin.get(begin),
+        end: after,
+        matched: end - begin,
+        coverage: (end - begin) / entry.literal,
+        exceptionAgrees: true,
+        inLast: last !== null && origin.get(begin) >= last[0],
+        form: entry.form,
+      });
     }
 
     /** match.py _cut_in_opening(): the paste stops inside the message's first words, right after its type. */
@@ -2284,7 +2311,7 @@
 
   /** _sentence_ends(): a sentence of the message ends after the chunk's first common characters, its stop left out or shown. */
   function sentenceEnds(chunk, common) {
-    const alpha = (c) => /^\p{L}$/u.test(c);
+    const alpha = (c) => /^\p{L}$/u.test(c) || c === ")" || c === "]"; // a word or a closing bracket before the stop (match.py)
     return common > 0 && common < chunk.length && ((chunk[common] === "." && alpha(chunk[common - 1]))
       || (common > 1 && chunk[common - 1] === "." && alpha(chunk[common - 2])));
   }
