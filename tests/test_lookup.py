@@ -517,6 +517,24 @@ def test_a_title_quoting_a_first_sentence_that_ends_with_a_bracket():
     assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact"
 
 
+def test_a_full_stop_of_the_pastes_own_where_vllm_words_go_on_is_no_cut():
+    """A paste that shows vLLM's next words whole and then ends its sentence with a stop where
+    vLLM's message goes on ("... only 8192 tokens." against "... only {n} tokens, resulting in
+    ...") wrote a sentence of its own: not vLLM's message cut short. Without the stop it may be."""
+    m = tiny_matcher(("VLLMValidationError", "You passed {a} input tokens and requested {b} output tokens. However, the "
+                                             "model's context length is only {c} tokens, resulting in a maximum input "
+                                             "length of {d} tokens. Please reduce the length of the input prompt."))
+    stop = ("litellm.BadRequestError: Error code: 400 - You passed 8193 input tokens and requested 0 output tokens.\n"
+            "However, the model's context length is only 8192 tokens.")
+    assert all(x.verdict != "exact" for x in m.lookup(stop)[0])
+    matches, _ = m.lookup(stop[:-1])  # cut after vLLM's word
+    assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact"
+    # the stop vLLM writes itself, or a user's "..." cut, are no sentence of the paste's own
+    for paste in (stop[:-1] + ", resulting in a maximum input length of 8192 tokens.", stop[:-1] + "..."):
+        matches, _ = m.lookup(paste)
+        assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact", paste
+
+
 def test_a_message_cut_after_a_value_that_begins_like_the_words_after_it():
     """A paste that stops after a value whose first letters are those of vLLM's next words
     ("torch.Size" and "to a parameter") was cut after the value: the letters are the value's,
@@ -653,6 +671,8 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
                   'Illegal param: "max_completion_tokens" or "max_tokens" must be less than or equal to the context length.',
                   "additional_kwargs[tool_calls] already exists in this message chunk.",
                   "upper bound and lower bound inconsistent with step sign",
+                  "400 deepseek-r1t-chimera:free is not a valid model ID",
+                  "Unrecognized keys in `rope_scaling` for 'rope_type'='default': {'mrope_section'}",
                   # another program's logger warning: lighteval's
                   "[2025-03-25 09:04:12,277] [ WARNING]: context_size + max_new_tokens=33238 which is greater than "
                   "self.max_length=32768. Truncating context to 0 tokens. (vllm_model.py:272)"):
@@ -1474,6 +1494,17 @@ def test_a_short_message_in_other_capitals_is_not_vllms():
     matches, _ = matcher.lookup("openai.InternalServerError: Error code: 500 - {'error': {'message': 'Internal server error', "
                                 "'type': 'InternalServerError', 'param': None, 'code': 500}}")
     assert [m.error.id for m in matches] == ["a000000000000004"]
+
+
+def test_a_status_followed_by_its_reason_in_words_is_no_status_alone():
+    """"Error code: 400" alone, or before a JSON body, is a status without its reason; followed
+    by words ("Error code: 400 - You passed 8193 input tokens ...") it has one, another program's."""
+    matcher = _one_release_matcher(("a000000000000004", "GenerationError", "Internal server error", "raise"))
+    assert matcher.lookup("openai.BadRequestError: Error code: 400")[1]["id"] == "http-status-without-reason"
+    assert matcher.lookup("Error code: 500 - {'message': 'Something went wrong'}")[1]["id"] == "http-status-without-reason"
+    matches, foreign = matcher.lookup("litellm.BadRequestError: Error code: 400 - You passed 8193 input tokens and "
+                                      "requested 0 output tokens.")
+    assert matches == [] and foreign["id"] == "exception-not-in-vllm"
 
 
 def test_a_refused_requests_access_log_line_is_kept_without_its_status_phrase():

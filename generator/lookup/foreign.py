@@ -352,7 +352,7 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_]
                         # multiple of the chunk size", "Illegal param: ...", "... already exists in this message")
                         r"|[Ii]llegal|[Ii]nconsistent|already exists|not a multiple|[Mm]ust (?:be|not)|[Mm]issing|[Uu]nknown|[Ii]ncorrect"
                         r"|[Ww]rong|[Ff]orbidden|[Nn]ot allowed|[Ee]xceeds?|[Tt]oo (?:long|large|many|big|small|short|few)|[Oo]verflow"
-                        r"|[Nn]ot enough|[Ii]nsufficient)(?![A-Za-z0-9_])|^[EF][0-9]{4} [0-9]{2}:[0-9]{2}"
+                        r"|[Nn]ot enough|[Ii]nsufficient|not (?:a )?valid|[Uu]nrecogni[sz]ed)(?![A-Za-z0-9_])|^[EF][0-9]{4} [0-9]{2}:[0-9]{2}"
                         # another program's logger warning in its own header ("[WARNING:swift] ...", or
                         # Python's "%(name)s - %(levelname)s - ": "__main__ - WARNING - ...", lighteval's
                         # "[2025-03-25 09:04:12,277] [ WARNING]: ...", loguru's "... | WARNING  | module:fn:44 - ...")

@@ -1330,7 +1330,8 @@ def _diverges(flat: str, origin: Origin, cleaned: str, pos: int, chunk: str) -> 
     at = flat.find(chunk[:size], pos)
     while at != -1 and origin[at] < line_end:
         common = _common_prefix(flat, at, chunk)
-        if (at + common < len(flat) and origin[at + common] < line_end and not _message_ends(cleaned, origin[at + common - 1] + 1)
+        if (at + common < len(flat) and origin[at + common] < line_end
+                and (not _message_ends(cleaned, origin[at + common - 1] + 1) or _own_stop(flat, at + common, chunk, common))
                 and not (at == pos and _ascii_alnum(cleaned[origin[at + common - 1]])
                          and _ascii_alnum(cleaned[origin[at + common - 1] + 1]))):
             # (but a word right where the value starts, sharing only its first letters, is the
@@ -1338,6 +1339,14 @@ def _diverges(flat: str, origin: Origin, cleaned: str, pos: int, chunk: str) -> 
             return True
         at = flat.find(chunk[:size], at + 1)
     return False
+
+
+def _own_stop(flat: str, at: int, chunk: str, common: int) -> bool:
+    """Whether the paste ends a sentence at ``at`` with one full stop where vLLM's words, whole
+    up to there, go on otherwise: "... is only 8192 tokens." is not "... is only {n} tokens,
+    resulting in ..." cut short (a user who cuts a message writes no stop of their own)."""
+    return (flat[at] == "." and flat[at + 1 : at + 2] != "." and common < len(chunk) and chunk[common] != "."
+            and chunk[common - 1].isalnum() and not chunk[common].isalnum())
 
 
 def _later_words_follow(flat: str, origin: Origin, cleaned: str, pos: int, later: list[str], after_hole: bool) -> bool:

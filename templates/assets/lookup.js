@@ -2338,11 +2338,19 @@
       const common = commonPrefix(flat, at, chunk);
       const shared = origin.get(at + common - 1);
       // but a word right where the value starts, sharing only its first letters, is the value: "to" of "torch.Size" (match.py)
-      if (at + common < flat.length && origin.get(at + common) < lineEnd && !messageEnds(cleaned, shared + 1, rules)
+      if (at + common < flat.length && origin.get(at + common) < lineEnd
+          && (!messageEnds(cleaned, shared + 1, rules) || ownStop(flat, at + common, chunk, common))
           && !(at === pos && /^[A-Za-z0-9]$/.test(cleaned[shared]) && /^[A-Za-z0-9]$/.test(cleaned[shared + 1]))) return true;
       at = pyFind(flat, head, at + 1);
     }
     return false;
+  }
+
+  /** match.py _own_stop(): the paste ends a sentence with one full stop where vLLM's words, whole up to there, go on otherwise. */
+  function ownStop(flat, at, chunk, common) {
+    const alnum = (c) => /^[\p{L}\p{N}]$/u.test(c);
+    return flat[at] === "." && flat.slice(at + 1, at + 2) !== "." && common < chunk.length && chunk[common] !== "."
+      && alnum(chunk[common - 1]) && !alnum(chunk[common]);
   }
 
   /** match.py's _word_goes_on: the paste's word goes on where the template's last word ends (ASCII). */
