@@ -1669,6 +1669,16 @@ def test_an_exception_logged_as_its_repr_is_the_last_exception():
     assert last_exception("    raise ValueError(\"No available memory \"") is None  # a raise's code line is not
 
 
+def test_an_issue_titles_tag_before_an_exception_leaves_it_an_exception_line():
+    """"[Usage]: zmq.error.ZMQError: Operation not supported", an issue title: the exception after
+    the tag is the paste's last exception, told as one (not as a line of words)."""
+    assert last_exception("[Usage]: zmq.error.ZMQError: Operation not supported") == (0, "ZMQError")
+    assert last_exception("[Bug] KeyError: 'x'") == (0, "KeyError")
+    assert last_exception("[see the log below, it is long] ValueError: x") is None  # words, no tag
+    m = tiny_matcher(("ValueError", "max_model_len must be positive"))
+    assert m.lookup("[Usage]: zmq.error.ZMQError: Operation not supported")[1]["id"] == "exception-not-in-vllm"
+
+
 def test_warnings_logged_above_a_foreign_exception_do_not_hide_it():
     """A vLLM warning above the paste's last exception did not stop vLLM: the exception, though
     Python's own words (a weak rule), is the answer."""
