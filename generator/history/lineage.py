@@ -169,7 +169,7 @@ def link_errors(old: dict, new: dict) -> list[Link]:
                 continue
             other_text = literal[other_id]
             least = SHORT_MOVED_RATIO if min(len(text), len(other_text)) < SHORT_LITERAL else MOVED_RATIO
-            if not _may_reach(text, other_text, MOVED_RATIO) or not common.may_reach(other_text, least):
+            if not _may_reach(text, other_text, least) or not common.may_reach(other_text, least):
                 continue
             if matcher is None:
                 matcher = difflib.SequenceMatcher(None, autojunk=False)
@@ -269,9 +269,10 @@ class _Subsequences:
     def length(self, other: str) -> int:
         masks, full = self.masks, self.full
         row = full  # a 1 bit: that position of the text is not yet in the subsequence
-        for char in other:
-            matched = row & masks.get(char, 0)
-            row = ((row + matched) | (row - matched)) & full
+        for mask in map(masks.get, other):
+            if mask is not None:  # a character the text lacks leaves the row as it is
+                matched = row & mask
+                row = ((row + matched) | (row - matched)) & full
         return self.size - row.bit_count()
 
     def may_reach(self, other: str, least: float) -> bool:
