@@ -191,6 +191,7 @@ EDGE_PASTES = {
     "a status followed by a reason in words": "Error code: 400 - You passed 8193 input tokens, the limit is 8192",
     "a statement of what is wrong: not a valid, unrecognized": "400 deepseek-r1t-chimera:free is not a valid model ID\nUnrecognized keys in `rope_scaling`",
     "an issue title's tag before another program's exception": "[Usage]: zmq.error.ZMQError: Operation not supported",
+    "an issue title's tag where a title quotes a first sentence": "[Usage]: No available memory for the cache blocks. on H20",
     "a message cut after a value that begins like its next words": "AssertionError: Tried to load weights of size torch.Size([3096576, 1])",
     "a line V0 logged above its cut traceback": (
         "ERROR 02-24 23:19:35 engine.py:389] If cu_seqlens_k is passed in, then page table is not supported\n"

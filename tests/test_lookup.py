@@ -506,6 +506,18 @@ def test_a_title_quoting_a_first_sentence_that_is_the_first_chunk_whole_without_
         assert all(x.verdict != "exact" for x in m.lookup(paste)[0]), paste
 
 
+def test_an_issue_titles_tag_stands_for_the_type_where_a_title_quotes_a_first_sentence():
+    """"[Usage]: No available memory for the cache blocks. on H20": the tag opens the message
+    as its type would; other words before it do not."""
+    m = tiny_matcher(("ValueError", "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
+                                   "when initializing the engine."))
+    for paste in ("[Usage]: No available memory for the cache blocks. on H20",
+                  "[Bug] No available memory for the cache blocks on H20"):
+        matches, _ = m.lookup(paste)
+        assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact", paste
+    assert all(x.verdict != "exact" for x in m.lookup("Sadly: No available memory for the cache blocks. on H20")[0])
+
+
 def test_a_title_quoting_a_first_sentence_that_ends_with_a_bracket():
     """A first sentence that ends with a closing bracket before its stop ("... (i.e., Gemma-2).")
     ends there as one that ends with a word does."""

@@ -149,6 +149,7 @@ def rules() -> dict:
             "logged_above_traceback": _source(foreign.LOGGED_ABOVE_TRACEBACK),
             "user_cut": _source(match.USER_CUT),
             "vllm_qualified": _source(match.VLLM_QUALIFIED),
+            "issue_tag": _source(match.ISSUE_TAG),
             "paste_ends_in_a_word": _source(match.PASTE_ENDS_IN_A_WORD),
             "ascii_word": _source(match.ASCII_WORD),
             "raises_or_calls_a_kernel": _source(foreign.RAISES_OR_CALLS_A_KERNEL),

@@ -63,6 +63,9 @@ ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
 # the user's own mark of a cut at the paste's end, on the message's line ("Fused module 'x' ...")
 USER_CUT = re.compile(r"[^\n]*(?:\.\.\.|\u2026)[ \t]*\Z")
 # an exception type named in vLLM's package, right before the message ("vllm.exceptions.VLLMValidationError: ")
+# An issue title's tag where a message opens ("[Usage]: No available memory for the cache blocks. on H20"):
+# where a title quotes vLLM's first sentence, the tag stands where its exception type would
+ISSUE_TAG = re.compile(r"[ \t]*\[[A-Za-z][A-Za-z /-]{0,20}\]:?[ \t]*\Z")
 VLLM_QUALIFIED = re.compile(r"(?<![\w.])vllm(?:\.\w+)+:[ \t]*\Z")
 SURE = 0.9  # a score from which a match counts as the message itself (not a near miss)
 NEARLY_WHOLE = 40  # squashed characters a near match shows, with OUTWEIGHS times what it lacks, to count as a failure
@@ -999,7 +1002,8 @@ class Matcher:
                 or rest <= TAIL
                 or _at_line_end(cleaned, origin[pos + common - 1] + 1 if pos + common else 0)
             )
-            if (not hole and _sentence_ends(chunk, common) and matched + common >= MIN_MATCHED and exception_beside
+            if (not hole and _sentence_ends(chunk, common) and matched + common >= MIN_MATCHED
+                    and (exception_beside or first == 0 and ISSUE_TAG.match(cleaned, cleaned.rfind("\n", 0, origin[start]) + 1, origin[start]))
                     and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole)):
                 # An issue title quotes the message, with its type, up to the end of a sentence and
                 # goes on in its own words ("ValueError: No available memory for the cache blocks on

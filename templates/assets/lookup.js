@@ -921,6 +921,7 @@
       ellipsisLeast: rules.ellipsis_least,
       userCut: pyRegex(patterns.user_cut, "", "y"),
       vllmQualified: pyRegex(patterns.vllm_qualified),
+      issueTag: pyRegex(patterns.issue_tag),
       pasteEndsInAWord: pyRegex(patterns.paste_ends_in_a_word),
       asciiWord: pyRegex(patterns.ascii_word, "", "g"),
       sure: rules.sure,
@@ -1893,7 +1894,8 @@
           rest <= rules.tail ||
           atLineEnd(cleaned, pos + common ? origin.get(pos + common - 1) + 1 : 0);
         // match.py: an issue title quotes the message, with its type, up to a sentence's end and goes on in its own words
-        if (!hole && sentenceEnds(chunk, common) && matched + common >= rules.minMatched && exceptionBeside
+        if (!hole && sentenceEnds(chunk, common) && matched + common >= rules.minMatched
+            && (exceptionBeside || (first === 0 && rules.issueTag.test(cleaned.slice(cleaned.lastIndexOf("\n", origin.get(start) - 1) + 1, origin.get(start)))))
             && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
           matched += common - (chunk[common - 1] === "." ? 1 : 0); // its stop counts for nothing (match.py)
           bounds[i] = [pos, pos + common];
