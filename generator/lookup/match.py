@@ -62,10 +62,10 @@ PASTE_ENDS_IN_A_WORD = re.compile(r"([A-Za-z0-9]+)[ \t\r\n]*\Z")
 ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
 # the user's own mark of a cut at the paste's end, on the message's line ("Fused module 'x' ...")
 USER_CUT = re.compile(r"[^\n]*(?:\.\.\.|\u2026)[ \t]*\Z")
-# an exception type named in vLLM's package, right before the message ("vllm.exceptions.VLLMValidationError: ")
 # An issue title's tag where a message opens ("[Usage]: No available memory for the cache blocks. on H20"):
 # where a title quotes vLLM's first sentence, the tag stands where its exception type would
 ISSUE_TAG = re.compile(r"[ \t]*\[[A-Za-z][A-Za-z /-]{0,20}\]:?[ \t]*\Z")
+# an exception type named in vLLM's package, right before the message ("vllm.exceptions.VLLMValidationError: ")
 VLLM_QUALIFIED = re.compile(r"(?<![\w.])vllm(?:\.\w+)+:[ \t]*\Z")
 SURE = 0.9  # a score from which a match counts as the message itself (not a near miss)
 NEARLY_WHOLE = 40  # squashed characters a near match shows, with OUTWEIGHS times what it lacks, to count as a failure
