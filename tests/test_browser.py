@@ -171,6 +171,20 @@ EDGE_PASTES = {
     "a message whose capital word is written small mid-line": "Previous response with id 'resp_06a5' not found.",
     "a statement of what is wrong in words of no failure": "The number of Falses in the mask is not a multiple of the chunk size.",
     "an error logged with its traceback under it": "ERROR 07-02 08:52:02 [serving_chat.py:883] Error in chat completion stream generator.\nERROR 07-02 08:52:02 [serving_chat.py:883] Traceback (most recent call last):\nERROR 07-02 08:52:02 [serving_chat.py:883]   File \"/x/vllm/engine/multiprocessing/client.py\", line 686, in f\nERROR 07-02 08:52:02 [serving_chat.py:883]     raise request_output\nERROR 07-02 08:52:02 [serving_chat.py:883] RuntimeError: Failed to apply Qwen2_5OmniProcessor on data={'text': '<|VIDEO|>', 'videos': [array([[[[142, 128,  99],",
+    "an error logged above a traceback shown in part": (
+        "(EngineCore_DP0 pid=669) ERROR 11-17 00:53:02 [multiproc_executor.py:230] Worker proc VllmWorker-0 died unexpectedly, "
+        "shutting down executor.\n...\nFile \"/x/vllm/v1/engine/core.py\", line 228, in _initialize_kv_caches\n"
+        "  available_gpu_memory = self.model_executor.determine_available_memory()\n...\n"
+        "RuntimeError: Worker failed with error 'This flash attention build does not support headdim not being a multiple of 32.'"
+    ),
+    "a wrapper around a few words that fit a template": (
+        "RuntimeError: Worker failed with error 'Invalid thread config: thread_m_blocks = 1, thread_k = -1 for MKN = "
+        "[2048, 5472, 4096]', please check the stack trace above for the root cause"
+    ),
+    "a message grown past the one the raising frame names": (
+        '  File "/x/site-packages/vllm/v1/executor/multiproc_executor.py", line 185, in collective_rpc\n'
+        "    raise RuntimeError(\nRuntimeError: Worker failed with error 'at 1:0:"
+    ),
     "a full stop that ends the paste after other words": "ValueError: Marlin does not support weight_bits = uint4b8. Only types = [] are supported (for group_size = 128, min_capability = 75, zp = False).",
     "a message that opens with a value, cut after a later one": "max_tokens=131072 cannot be greater than max_model_len=max_total_tokens=40960",
     "another program's loguru warning": "2025-09-01 17:15:24.634 | WARNING  | tenacity.after:log_it:44 - Finished call to 'x' after 26.180(s), this was the 1st time calling it.",

@@ -231,6 +231,34 @@ def test_wrapper_loses_to_the_error_inside_it():
     assert [x.error.id for x in matches] == ["e1", "e0"]
 
 
+def test_a_few_words_inside_a_wrappers_value_do_not_make_it_a_wrapper():
+    """"Worker failed with error 'Invalid thread config: ...'" quotes a kernel's check, not
+    vLLM's "Invalid {component} config: {e}": a few words that fit inside the value are no
+    error the wrapper only reports."""
+    m = tiny_matcher(("RuntimeError", "Worker failed with error '{result}', please check the stack trace above for the root cause"),
+                     ("ValueError", "Invalid {kind} config: {e}"))
+    text = ("RuntimeError: Worker failed with error 'Invalid thread config: thread_m_blocks = 1, thread_k = -1 for MKN = "
+            "[2048, 5472, 4096]', please check the stack trace above for the root cause")
+    assert top(m, text) == "e0"
+    assert top(m, "ValueError: Invalid parser config: missing field") == "e1"
+
+
+def test_the_raising_frame_does_not_keep_a_message_a_longer_one_grew_from():
+    """v0.8.0 raised "Worker failed" in collective_rpc; later releases raise "Worker failed with
+    error '...'" there. A paste under that frame that goes on in the longer one's words shows
+    the longer one, though the frame names the shorter's function."""
+    site = [{"path": "vllm/v1/executor/multiproc_executor.py", "line": 124, "function": "MultiprocExecutor.collective_rpc"}]
+    errors = [LookupError_("e0", "RuntimeError", "Worker failed", "RuntimeError: Worker failed", "", ["v1"], site),
+              LookupError_("e1", "RuntimeError", "Worker failed with error '{result}', please check the stack trace above for "
+                           "the root cause", "RuntimeError: Worker failed with error", "", ["v2"],
+                           [{"path": "vllm/v1/executor/multiproc_executor.py", "line": 525, "function": "get_response"}])]
+    m = Matcher(errors, [[error.template] for error in errors])
+    frame = ('  File "/x/site-packages/vllm/v1/executor/multiproc_executor.py", line 185, in collective_rpc\n'
+             "    raise RuntimeError(\n")
+    assert top(m, frame + "RuntimeError: Worker failed with error 'at 1:0:") == "e1"
+    assert top(m, frame + "RuntimeError: Worker failed") == "e0"
+
+
 def test_a_wrapper_that_ends_on_the_inner_messages_full_stop_loses_to_it():
     """"Exception in worker X while processing method {method}." around "Torch SPDA does not
     support logits soft cap.": both end on the same full stop; words of the outer's after its
@@ -588,6 +616,12 @@ def test_an_error_logged_with_its_traceback_reports_the_exception_it_ends_with()
     # without the traceback under it, the logged line is what the paste reports
     apart = paste.replace("generator.\n", "generator.\nINFO the next request came in\n", 1)
     assert [x.error.id for x in m.lookup(apart)[0]][:1] == ["e0"]
+    # ... but lines the user left out ("...") between the two keep the traceback under it,
+    # down to its header or to its first frame shown
+    elided = paste.replace("generator.\n", "generator.\n...\n", 1)
+    assert [x.error.id for x in m.lookup(elided)[0]] == ["e1", "e0"]
+    headless = elided.replace("ERROR 07-02 08:52:02 [serving_chat.py:883] Traceback (most recent call last):\n", "")
+    assert [x.error.id for x in m.lookup(headless)[0]] == ["e1", "e0"]
 
 
 def test_a_full_stop_that_ends_the_paste_is_no_start_of_vllms_next_words():

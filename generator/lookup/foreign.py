@@ -359,7 +359,9 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_]
                         # "[2025-03-25 09:04:12,277] [ WARNING]: ...", loguru's "... | WARNING  | module:fn:44 - ...")
                         r"|^\[(?:WARNING|WARN):(?!vllm\b)[\w.-]+\]|^(?!vllm\b)[\w.]+ - WARNING - |\[ *WARNING *\]:|\bWARNING +\| ")
 LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone reports nothing
-LOGGED_ABOVE_TRACEBACK = re.compile(r"\nTraceback \(most recent call last\):")  # right after the line's end
+# A traceback right after the line's end, or after lines the user left out ("...") down to it
+# or to its first frame shown
+LOGGED_ABOVE_TRACEBACK = re.compile(r'(?:\n[ \t]*(?:\.\.\.|\u2026)[ \t]*)*\n[ \t]*(?:Traceback \(most recent call last\):|File ")')
 
 
 def unmatched_line(cleaned: str, last: tuple[int, str] | None) -> tuple[int, str, str, str, int] | None:

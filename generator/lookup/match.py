@@ -654,13 +654,16 @@ class Matcher:
         # reading of those words: "Possibly too large swap space. 4.00 GiB out of ..." is the
         # warning, not the raise "Too large swap space. {x} GiB out of ..." (inside one of its
         # values it is another message: see wrapper below).
-        found = [m for m in found if m.frame or not any(_inside_words(m, other) for other in found)]
+        # The raising frame does not keep a message that a longer one grew from, where the paste
+        # goes on in the longer one's words: "Worker failed with error 'at 1:0:" is the later
+        # release's wrapper, though the frame's function raised "Worker failed" in v0.8.0.
+        found = [m for m in found if not any(_grown_past(m, other) if m.frame else _inside_words(m, other) for other in found)]
         for outer in found:
             # "Worker failed with error '<the real error>'": the inner error is the answer (it
             # may end on the outer's full stop: "... method {method}." around "... soft cap.")
             outer.wrapper = any(
                 inner is not outer and a <= inner.start < b and (inner.end <= b or not cleaned[b : inner.end].strip(" \t.,;:!"))
-                and inner.score >= SURE and inner.coverage >= SURE
+                and inner.score >= SURE and inner.coverage >= SURE and inner.matched >= MIN_MATCHED
                 for a, b in outer.value_spans
                 for inner in found
             )
@@ -1419,7 +1422,9 @@ def _failure_before_its_report(ranked: list[Match]) -> list[Match]:
 def _failure_under_its_log(ranked: list[Match], cleaned: str) -> list[Match]:
     """An error logged with its traceback (``logger.exception("Error in chat completion stream
     generator.")`` prints the traceback under its line) reports the exception that traceback
-    ends with: that exception, found sure as vLLM's with its type beside it, comes first."""
+    ends with: that exception, found sure as vLLM's with its type beside it, comes first. So
+    does one where the user left lines out between the two ("Worker proc VllmWorker-0 died
+    unexpectedly", "...", frames, "RuntimeError: Worker failed with error '...'")."""
     if not ranked or ranked[0].error.kind != "log" or ranked[0].error.exception.upper() not in ("ERROR", "CRITICAL"):
         return ranked
     line_end = cleaned.find("\n", ranked[0].end)
@@ -1497,6 +1502,14 @@ def _inside_words(match: Match, other: Match) -> bool:
                  or other.start == match.start and _nearly_whole(other) and other.matched > match.matched
                  and _grew_from(other.error.template, match.error.template))
             and not any(a <= match.start < b for a, b in other.value_spans))
+
+
+def _grown_past(match: Match, other: Match) -> bool:
+    """Whether ``other`` is the whole of a longer message that ``match``'s template grew into,
+    read from the same start and past ``match``'s end, sure: the paste shows the longer one."""
+    return (other is not match and other.start == match.start and other.end > match.end
+            and other.score >= SURE and other.matched > match.matched
+            and _grew_from(other.error.template, match.error.template))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1669,7 +1669,9 @@
       );
       // match.py _inside_words(): a message that starts inside the words of another the paste shows
       // whole, or of a near one that shows OUTWEIGHS times as much
-      const found = readable.filter((m) => m.frame || !readable.some((other) =>
+      // ... and the raising frame does not keep a message that a longer one grew from, where the
+      // paste goes on in the longer one's words (match.py _grown_past)
+      const found = readable.filter((m) => m.frame ? !readable.some((other) => grownPast(m, other, rules)) : !readable.some((other) =>
         other !== m && other.start <= m.start && m.start < other.end
         && ((other.start < m.start && other.score >= rules.sure && other.coverage >= rules.sure)
           || (nearlyWhole(other, rules) && other.matched >= rules.outweighs * m.matched)
@@ -1679,7 +1681,7 @@
       for (const outer of found) {
         outer.wrapper = outer.valueSpans.some(([a, b]) =>
           found.some((inner) => inner !== outer && a <= inner.start && inner.start < b && (inner.end <= b || !pyStripChars(cleaned.slice(b, inner.end), " \t.,;:!"))
-            && inner.score >= rules.sure && inner.coverage >= rules.sure),
+            && inner.score >= rules.sure && inner.coverage >= rules.sure && inner.matched >= rules.minMatched),
         );
       }
       for (const m of found) m.lineageNewest = this.problemOf(m.error)[1].newest;
@@ -2254,6 +2256,12 @@
   /** _nearly_whole(): a near match that shows much of its message and lacks little: a failure of its own. */
   function nearlyWhole(m, rules) {
     return m.matched >= Math.max(rules.nearlyWhole, rules.outweighs * m.missing);
+  }
+
+  /** match.py _grown_past(): the whole of a longer message the match's template grew into, from its start and past its end. */
+  function grownPast(m, other, rules) {
+    return other !== m && other.start === m.start && other.end > m.end && other.score >= rules.sure
+      && other.matched > m.matched && grewFrom(other.error.template, m.error.template, rules);
   }
 
   /** match.py _grew_from(): a template that opens with the whole of a shorter one (a message made longer). */
