@@ -185,6 +185,12 @@ EDGE_PASTES = {
         '  File "/x/site-packages/vllm/v1/executor/multiproc_executor.py", line 185, in collective_rpc\n'
         "    raise RuntimeError(\nRuntimeError: Worker failed with error 'at 1:0:"
     ),
+    "a value that another program's words name": "AssertionError: rollout world_size: 1 is not divisible by infer_tp: 2",
+    "a value opening vLLM's message after a prefix": "(Worker pid=1027546) AssertionError: 32001 is not divisible by 8 [repeated 7x across cluster]",
+    "an exception above vLLM's report of a failure above": (
+        "PermissionError: [Errno 13] Permission denied: '/app/.cache/vllm'\n"
+        "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': 1}"
+    ),
     "a full stop that ends the paste after other words": "ValueError: Marlin does not support weight_bits = uint4b8. Only types = [] are supported (for group_size = 128, min_capability = 75, zp = False).",
     "a message that opens with a value, cut after a later one": "max_tokens=131072 cannot be greater than max_model_len=max_total_tokens=40960",
     "another program's loguru warning": "2025-09-01 17:15:24.634 | WARNING  | tenacity.after:log_it:44 - Finished call to 'x' after 26.180(s), this was the 1st time calling it.",

@@ -243,6 +243,37 @@ def test_a_few_words_inside_a_wrappers_value_do_not_make_it_a_wrapper():
     assert top(m, "ValueError: Invalid parser config: missing field") == "e1"
 
 
+def test_a_value_that_another_programs_words_name_is_no_opening_value_of_vllms():
+    """"{numerator} is not divisible by {denominator}" opens with a value: after the type, a
+    prefix or nothing it is vLLM's; after a name and its colon it is another message (verl's
+    "rollout world_size: 1 is not divisible by infer_tp: 2")."""
+    m = tiny_matcher(("AssertionError", "{numerator} is not divisible by {denominator}"))
+    assert top(m, "AssertionError: rollout world_size: 1 is not divisible by infer_tp: 2") is None
+    assert top(m, "AssertionError: 32001 is not divisible by 8") == "e0"
+    assert top(m, "[rank0]: AssertionError: 32768 is not divisible by 3") == "e0"
+    assert top(m, "(Worker pid=1027546) AssertionError: 32001 is not divisible by 8 [repeated 7x across cluster]") == "e0"
+    assert top(m, "32001 is not divisible by 8") == "e0"
+
+
+def test_an_exception_above_vllms_report_of_a_failure_above_is_the_answer():
+    """"Engine core initialization failed. See root cause above." only reports: an exception
+    above it that is not vLLM's is the failure, told as if nothing had matched."""
+    m = tiny_matcher(("RuntimeError", "Engine core initialization failed. See root cause above. Failed core proc(s): {finished}"),
+                     ("ValueError", "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                                    "initializing the engine."))
+    report = "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': 1}"
+    paste = "PermissionError: [Errno 13] Permission denied: '/app/.cache/vllm'\n" + report
+    matches, foreign = m.lookup(paste)
+    assert matches == [] and foreign["id"] == "permission-denied" and foreign["role"] == "answer"
+    paste = "ValueError: Check 0 == ret failed, left operand=0, speculative_attention failed\n" + report
+    matches, foreign = m.lookup(paste)
+    assert matches == [] and foreign["id"] == "exception-not-in-vllm" and foreign["role"] == "answer"
+    assert top(m, report) == "e0" and m.lookup(report)[1] is None  # the report alone
+    vllms = ("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+             "initializing the engine.\n")
+    assert top(m, vllms + report) == "e1" and m.lookup(vllms + report)[1] is None  # vLLM's own failure above
+
+
 def test_the_raising_frame_does_not_keep_a_message_a_longer_one_grew_from():
     """v0.8.0 raised "Worker failed" in collective_rpc; later releases raise "Worker failed with
     error '...'" there. A paste under that frame that goes on in the longer one's words shows

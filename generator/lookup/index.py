@@ -150,6 +150,8 @@ def rules() -> dict:
             "user_cut": _source(match.USER_CUT),
             "vllm_qualified": _source(match.VLLM_QUALIFIED),
             "issue_tag": _source(match.ISSUE_TAG),
+            "value_opens_after": _source(match.VALUE_OPENS_AFTER),
+            "reports_above": _source(match.REPORTS_ABOVE),
             "paste_ends_in_a_word": _source(match.PASTE_ENDS_IN_A_WORD),
             "ascii_word": _source(match.ASCII_WORD),
             "raises_or_calls_a_kernel": _source(foreign.RAISES_OR_CALLS_A_KERNEL),

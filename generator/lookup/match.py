@@ -690,6 +690,16 @@ class Matcher:
         foreign = not_vllm(cleaned, quiet, self.foreign) or (
             foreign_frame(frames) or foreign_exception_type(cleaned, last) or foreign_call(cleaned, last)
             or unmatched_exception(cleaned, last, self.own_types) if quiet else None)
+        if foreign is None and ranked and all(REPORTS_ABOVE.search(m.error.template) and not m.frame for m in ranked):
+            # vLLM only reported a failure ("Engine core initialization failed. See root cause
+            # above."): an exception the paste shows above the report, told as not vLLM's as if
+            # nothing had matched, is the failure ("PermissionError: [Errno 13] Permission denied")
+            above = cleaned[: cleaned.rfind("\n", 0, min(m.start for m in ranked)) + 1]
+            last_above = last_exception(above)
+            if last_above is not None:
+                foreign = not_vllm(above, True, self.foreign) or (
+                    foreign_frame(traceback_frames(above)) or foreign_exception_type(above, last_above)
+                    or foreign_call(above, last_above) or unmatched_exception(above, last_above, self.own_types))
         if foreign is None:
             ranked = ranked or self._logged_there(text)
             foreign = None if ranked else unmatched_line(cleaned, last)
@@ -1122,6 +1132,9 @@ class Matcher:
         if (entry.literal < MIN_MATCHED and first == 0 and not exception_beside and not HOLE.match(self.errors[entry.error].template)
                 and _mid_sentence(cleaned, origin[begin])):
             return None  # a few words that open vLLM's message, read mid-sentence: "hip runtime failed to load." is not "Failed to load {filename}"
+        if (entry.literal < MIN_MATCHED and first == 0 and entry.segment_of[0] > 0 and _ascii_alnum(entry.chunks[0][0])
+                and _labelled_value(cleaned, origin[begin])):
+            return None  # a few words after a value that another's words name: "rollout world_size: 1 is not divisible by infer_tp: 2" is no "{numerator} is not divisible by {denominator}"
         if (first == 0 and not exception_beside and _capital_lowered(cleaned, origin[begin], self.errors[entry.error].template)
                 and _mid_sentence(cleaned, origin[begin])):
             return None  # its capital word written small after another's words: "Previous response with id 'x' not found." is not "Response with id '{id}' not found."
@@ -1224,6 +1237,10 @@ class Matcher:
                     # ... or at an exception line whose message shows no word yet ("RuntimeError: (",
                     # a message raised as a tuple and cut after its opening parenthesis)
                     results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True)
+
+
+# vLLM's words for a failure it reports, whose root cause lies above in the paste
+REPORTS_ABOVE = re.compile(r"See root cause above")
 
 
 # vLLM's log header of an error log: the file and line of the logging call
@@ -1557,6 +1574,24 @@ def _mid_sentence(text: str, position: int) -> bool:
     line_start = text.rfind("\n", 0, position) + 1
     before = text[line_start:position].rstrip(" \t")
     return bool(before) and before[-1].isascii() and before[-1].isalnum()
+
+
+# The last word that may stand before the value a message opens with: an exception type or a
+# log level and its colon, or the end of a prefix ("[rank0]:", "(Worker pid=1)", "vllm-1  |")
+VALUE_OPENS_AFTER = re.compile(r"^(?:(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning)|ERROR|WARNING|CRITICAL|[Ee]rror|[Ww]arning):|.*[\])>|-]:?)\Z")
+
+
+def _labelled_value(text: str, position: int) -> bool:
+    """Whether the value that ends before ``position`` (a message that opens with a value)
+    follows a name and its colon other than a type's, a log level's or a prefix's: they label
+    a value of another program's message ("rollout world_size: 1 is not divisible by ..."). A
+    word without a colon may be the value's own ("Sliding window is disabled because ...")."""
+    line_start = text.rfind("\n", 0, position) + 1
+    end = position
+    while end > line_start and text[end - 1] in " \t":
+        end -= 1
+    before = text[line_start : _value_start(text, end)].split()
+    return bool(before) and before[-1].endswith(":") and not VALUE_OPENS_AFTER.search(before[-1])
 
 
 def _value_start(text: str, position: int) -> int:

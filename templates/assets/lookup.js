@@ -922,6 +922,8 @@
       userCut: pyRegex(patterns.user_cut, "", "y"),
       vllmQualified: pyRegex(patterns.vllm_qualified),
       issueTag: pyRegex(patterns.issue_tag),
+      valueOpensAfter: pyRegex(patterns.value_opens_after),
+      reportsAbove: pyRegex(patterns.reports_above),
       pasteEndsInAWord: pyRegex(patterns.paste_ends_in_a_word),
       asciiWord: pyRegex(patterns.ascii_word, "", "g"),
       sure: rules.sure,
@@ -1612,19 +1614,22 @@
     }
 
     /** lookup() of a paste already cleaned (cleanPaste), in slot form; ``raw``: the paste as given. */
+    /** foreign.py traceback_frames(): standard frames and IPython's, in the order of the paste. */
+    tracebackFrames(cleaned) {
+      const placed = [];
+      for (const m of cleaned.matchAll(this.rules.frame)) placed.push([m.index, fromSlots(m[1]), fromSlots(m[3])]);
+      for (const m of cleaned.matchAll(this.rules.notebookFrame)) placed.push([m.index, fromSlots(m[1]), fromSlots(m[2])]);
+      placed.sort((x, y) => x[0] - y[0]);
+      return placed.map(([, path, fn]) => [path, fn]);
+    }
+
     lookupCleaned(cleaned, top, raw) {
       if (top === undefined) top = 5;
       const rules = this.rules;
       const [flat, origin] = squash(cleaned, rules);
       if (!flat) return { matches: [], not_vllm: null, releases: null };
       const last = this.lastException(cleaned);
-      const frames = [];
-      // foreign.py traceback_frames(): standard frames and IPython's, in the order of the paste
-      const placed = [];
-      for (const m of cleaned.matchAll(rules.frame)) placed.push([m.index, fromSlots(m[1]), fromSlots(m[3])]);
-      for (const m of cleaned.matchAll(rules.notebookFrame)) placed.push([m.index, fromSlots(m[1]), fromSlots(m[2])]);
-      placed.sort((x, y) => x[0] - y[0]);
-      for (const [, path, fn] of placed) frames.push([path, fn]);
+      const frames = this.tracebackFrames(cleaned);
 
       const g = rules.gram;
       const seen = new Set();
@@ -1714,6 +1719,16 @@
         (m) => !m.frame && m.error.kind === "log" && m.error.exception.toUpperCase() === "WARNING" && m.end <= last[0]);
       const quiet = !best.length || warnedOnly;
       let foreign = this.notVllm(cleaned, quiet) || (quiet ? this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last) || this.unmatchedException(cleaned, last) : null);
+      // match.py: vLLM only reported a failure whose root cause lies above: an exception above
+      // the report, told as not vLLM's as if nothing had matched, is the failure
+      if (foreign === null && best.length && best.every((m) => rules.reportsAbove.test(m.error.template) && !m.frame)) {
+        const above = cleaned.slice(0, cleaned.lastIndexOf("\n", Math.min(...best.map((m) => m.start)) - 1) + 1);
+        const lastAbove = this.lastException(above);
+        if (lastAbove !== null) {
+          foreign = this.notVllm(above, true) || this.foreignFrame(this.tracebackFrames(above)) || this.foreignExceptionType(above, lastAbove)
+            || this.foreignCall(above, lastAbove) || this.unmatchedException(above, lastAbove);
+        }
+      }
       if (foreign === null) {
         if (!best.length && raw !== undefined) best = this.loggedThere(raw);
         if (!best.length) foreign = this.unmatchedLine(cleaned, last);
@@ -2020,6 +2035,9 @@
       // match.py: a few words that open vLLM's message, read mid-sentence ("hip runtime failed to load.")
       if (entry.literal < rules.minMatched && first === 0 && !exceptionBeside && !opensWithHole(this.errors[entry.error].template, rules)
           && midSentence(cleaned, origin.get(begin))) return null;
+      // match.py: a few words after a value that another's words name ("rollout world_size: 1 is not divisible by ...")
+      if (entry.literal < rules.minMatched && first === 0 && owners[0] > 0 && /[A-Za-z0-9]/.test(entry.chunks[0][0])
+          && labelledValue(cleaned, origin.get(begin), rules)) return null;
       // match.py: its capital word written small after another's words ("Previous response with id ...")
       if (first === 0 && !exceptionBeside && capitalLowered(cleaned, origin.get(begin), this.errors[entry.error].template)
           && midSentence(cleaned, origin.get(begin))) return null;
@@ -2377,6 +2395,15 @@
   }
 
   /** match.py _value_start(): where the value before the position starts (the run of non-space characters ending there). */
+  /** match.py _labelled_value(): the value a message opens with follows other words than a type or a prefix. */
+  function labelledValue(text, position, rules) {
+    const lineStart = text.lastIndexOf("\n", position - 1) + 1;
+    let end = position;
+    while (end > lineStart && (text[end - 1] === " " || text[end - 1] === "\t")) end--;
+    const before = pySplit(text.slice(lineStart, valueStart(text, end)));
+    return before.length > 0 && before[before.length - 1].endsWith(":") && !rules.valueOpensAfter.test(before[before.length - 1]);
+  }
+
   function valueStart(text, position) {
     while (position > 0 && !PY_SPACE_ONE.test(text[position - 1])) position--;
     return position;
