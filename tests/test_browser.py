@@ -191,6 +191,12 @@ EDGE_PASTES = {
         "PermissionError: [Errno 13] Permission denied: '/app/.cache/vllm'\n"
         "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': 1}"
     ),
+    "a title quoting a first sentence that ends with a number": "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0 on my V100",
+    "a title quoting a first sentence that ends with a unit in brackets": (
+        "[Bug]: Free memory on device (7.34/139.72 GiB) on startup is less than desired GPU memory utilization (0.9, 125.75 GiB) with 2 GPUs"),
+    "an untyped title quoting a long first sentence": "max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next",
+    "an untyped first sentence then a sentence of the paste's own": (
+        "max_num_seqs (256) exceeds available Mamba cache blocks (128). My server then stopped and I could not find out why."),
     "a full stop that ends the paste after other words": "ValueError: Marlin does not support weight_bits = uint4b8. Only types = [] are supported (for group_size = 128, min_capability = 75, zp = False).",
     "a message that opens with a value, cut after a later one": "max_tokens=131072 cannot be greater than max_model_len=max_total_tokens=40960",
     "another program's loguru warning": "2025-09-01 17:15:24.634 | WARNING  | tenacity.after:log_it:44 - Finished call to 'x' after 26.180(s), this was the 1st time calling it.",

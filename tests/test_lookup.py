@@ -525,7 +525,11 @@ def test_a_title_that_quotes_a_first_sentence_and_goes_on_is_that_message():
         matches, _ = mamba.lookup(paste)
         assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact", paste
         assert matches[0].values == {"n": "256", "m": "128"}
-    assert top(mamba, "max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next") is None
+    # without its type, a sentence as long as a nearly whole message still names it where it opens
+    # the title; after another's words it does not, nor where its line ends after the value
+    assert top(mamba, "max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next") == "e0"
+    assert top(mamba, "[Bug]: max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next") == "e0"
+    assert top(mamba, "Sadly max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next") is None
     # ... or with words after a value
     context = tiny_matcher(("ValueError", "This model's maximum context length is {n} tokens. However, you requested "
                                           "{m} tokens. Please reduce the length of the messages."))
@@ -575,6 +579,31 @@ def test_an_issue_titles_tag_stands_for_the_type_where_a_title_quotes_a_first_se
         matches, _ = m.lookup(paste)
         assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact", paste
     assert all(x.verdict != "exact" for x in m.lookup("Sadly: No available memory for the cache blocks. on H20")[0])
+
+
+def test_a_title_quoting_a_first_sentence_that_ends_with_a_number_or_a_unit_in_brackets():
+    """"... of at least 8.0. Your ..." ends its first sentence with a number: a word after the
+    stop tells it from a decimal point. "... (0.9, 19.84 GiB). Decrease ..." ends it with words
+    inside brackets."""
+    bf16 = tiny_matcher(("ValueError", "Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
+                                       "Your {gpu} GPU {compute}. You can use float16 instead."))
+    for paste in ("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0 on my V100",
+                  "[Bug]: Bfloat16 is only supported on GPUs with compute capability of at least 8.0 on my V100",
+                  "Bfloat16 is only supported on GPUs with compute capability of at least 8.0 on my V100"):
+        matches, _ = bf16.lookup(paste)
+        assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact", paste
+    assert all(x.verdict != "exact" for x in bf16.lookup("ValueError: Bfloat16 is only supported on GPUs with compute "
+                                                         "capability of at least 8.05 on my V100")[0])
+    free = tiny_matcher(("ValueError", "Free memory on device ({free}/{total} GiB) on startup is less than desired GPU "
+                                       "memory utilization ({util}, {want} GiB). Decrease GPU memory utilization or "
+                                       "reduce GPU memory used by other processes."))
+    for paste in ("ValueError: Free memory on device (7.34/139.72 GiB) on startup is less than desired GPU memory "
+                  "utilization (0.9, 125.75 GiB) with 2 GPUs",
+                  "Free memory on device (7.34/139.72 GiB) on startup is less than desired GPU memory utilization "
+                  "(0.9, 125.75 GiB) with 2 GPUs"):
+        matches, _ = free.lookup(paste)
+        assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact", paste
+        assert matches[0].values["want"] == "125.75"
 
 
 def test_a_title_quoting_a_first_sentence_that_ends_with_a_bracket():

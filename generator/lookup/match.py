@@ -954,6 +954,13 @@ class Matcher:
         slack = 0  # how far a chunk may be from where it is expected (after missing ones)
         value_before = False  # a hole's value lies before pos: the chunk after it was not found
         exception_beside = flat[max(0, start - len(entry.exception) - 1) : start] == entry.exception + ":"
+        # the message is named as one: its type beside it, or an issue title's tag where it opens
+        named = exception_beside or first == 0 and bool(ISSUE_TAG.match(cleaned, cleaned.rfind("\n", 0, origin[start]) + 1, origin[start]))
+        # ... or, without them, a title's sentence that opens where a message may and goes on in the
+        # paste's words without a stop of its own ("max_num_seqs (256) exceeds available Mamba cache
+        # blocks (128) when serving Qwen3-Next"): only one as long as a nearly whole message names it
+        # (a stop and a new sentence after it may be a paraphrase: partial at best)
+        named_or_long = named or first == 0 and not _mid_sentence(cleaned, _value_start(cleaned, origin[start]) if owners[0] else origin[start])
         for i in range(first + 1, len(chunks)):
             chunk = chunks[i]
             hole = owners[i] != owners[i - 1] or value_before  # a value of any length may lie before it
@@ -1016,7 +1023,8 @@ class Matcher:
                 or _at_line_end(cleaned, origin[pos + common - 1] + 1 if pos + common else 0)
             )
             if (not hole and _sentence_ends(chunk, common) and matched + common >= MIN_MATCHED
-                    and (exception_beside or first == 0 and ISSUE_TAG.match(cleaned, cleaned.rfind("\n", 0, origin[start]) + 1, origin[start]))
+                    and (named or named_or_long and matched + common >= NEARLY_WHOLE and chunk[common - 1] != ".")
+                    and not _word_goes_on(cleaned, origin[pos + common - 1] + 1, chunk[:common])
                     and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole)):
                 # An issue title quotes the message, with its type, up to the end of a sentence and
                 # goes on in its own words ("ValueError: No available memory for the cache blocks on
@@ -1027,19 +1035,20 @@ class Matcher:
                 truncated = True
                 break
             shut = (_closers_then_stop(chunk) or _words_then_stop(chunk)) if hole else 0
-            if shut and matched + shut >= MIN_MATCHED and exception_beside:
+            if shut and matched + shut >= MIN_MATCHED and (named or named_or_long and matched + shut >= NEARLY_WHOLE):
                 # ... or a sentence that ends with a value in brackets ("... Mamba cache blocks (128)
                 # when serving Qwen3-Next"), or with words after a value ("... context length is
                 # 131072 tokens on my GPUs"): the value ends there, on the same line
                 at = flat.find(chunk[:shut], pos)
                 if (at != -1 and "\n" not in cleaned[origin[pos - 1] + 1 : origin[at]]
+                        and (named or flat[at + shut : at + shut + 1] != "." and not _at_line_end(cleaned, origin[at + shut - 1] + 1))
                         and not _word_goes_on(cleaned, origin[at + shut - 1] + 1, chunk[:shut])
                         and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole)):
                     matched += shut
                     bounds[i] = (at, at + shut + (flat[at + shut : at + shut + 1] == "."))
                     truncated = True
                     break
-            if hole and chunk[:1] == "." and matched >= MIN_MATCHED and exception_beside and not value_before:
+            if hole and chunk[:1] == "." and matched >= MIN_MATCHED and named and not value_before:
                 # ... or with a quoted value ("Unknown attention backend: 'ASCEND' on 910B"): the
                 # value closes on its line, where the sentence's stop would be, and words follow
                 value_end = _quoted_value_end(cleaned, origin[pos - 1] + 1)
@@ -1548,17 +1557,21 @@ def _closers_then_stop(chunk: str) -> int:
 
 
 def _words_then_stop(chunk: str) -> int:
-    """How many letters open a chunk right before its full stop ("tokens" of "tokens.however,"):
-    the sentence ends with those words. 0 when it does not."""
+    """How many letters open a chunk right before its full stop ("tokens" of "tokens.however,"),
+    with the brackets they close ("gib)" of "gib).decrease"): the sentence ends with those
+    words. 0 when it does not."""
     stop = chunk.find(".")
-    return stop if stop >= STOP_WORD_LEAST and chunk[:stop].isalpha() else 0
+    words = chunk[:stop].rstrip(")]'\"`") if stop > 0 else ""
+    return stop if len(words) >= STOP_WORD_LEAST and words.isalpha() else 0
 
 
 def _sentence_ends(chunk: str, common: int) -> bool:
     """Whether a sentence of the message ends after the first ``common`` characters of a chunk
     (squashed), its full stop left out or shown: "blocks." of "blocks.Tryincreasing", "(i.e.,
-    Gemma-2)." of "Gemma-2).Otherwise" (a word or a closing bracket before the stop: not "1.5")."""
-    return 0 < common < len(chunk) and (chunk[common] == "." and _ends_a_sentence(chunk[common - 1])
+    Gemma-2)." of "Gemma-2).Otherwise" (a word or a closing bracket before the stop: not "1.5"),
+    "8.0." of "8.0.your" (a number, where a word follows the stop)."""
+    return 0 < common < len(chunk) and (chunk[common] == "." and (_ends_a_sentence(chunk[common - 1])
+                                                                  or chunk[common - 1].isdigit() and chunk[common + 1 : common + 2].isalpha())
                                         or common > 1 and chunk[common - 1] == "." and _ends_a_sentence(chunk[common - 2]))
 
 

@@ -1851,6 +1851,11 @@
       let slack = 0;
       let valueBefore = false; // match.py: a hole's value lies before pos, the chunk after it not found
       const exceptionBeside = flat.slice(Math.max(0, start - entry.exception.length - 1), start) === entry.exception + ":";
+      // match.py: the message is named as one (its type beside it, or an issue title's tag where it opens) ...
+      const named = exceptionBeside || (first === 0 && rules.issueTag.test(cleaned.slice(cleaned.lastIndexOf("\n", origin.get(start) - 1) + 1, origin.get(start))));
+      // ... or opens where a message may (not after another's word) and goes on without a stop: then only a
+      // nearly whole sentence counts
+      const namedOrLong = named || (first === 0 && !midSentence(cleaned, owners[0] ? valueStart(cleaned, origin.get(start)) : origin.get(start)));
       for (let i = first + 1; i < chunks.length; i++) {
         const chunk = chunks[i];
         const hole = owners[i] !== owners[i - 1] || valueBefore; // a value of any length may lie before it
@@ -1912,7 +1917,8 @@
           atLineEnd(cleaned, pos + common ? origin.get(pos + common - 1) + 1 : 0);
         // match.py: an issue title quotes the message, with its type, up to a sentence's end and goes on in its own words
         if (!hole && sentenceEnds(chunk, common) && matched + common >= rules.minMatched
-            && (exceptionBeside || (first === 0 && rules.issueTag.test(cleaned.slice(cleaned.lastIndexOf("\n", origin.get(start) - 1) + 1, origin.get(start)))))
+            && (named || (namedOrLong && matched + common >= rules.nearlyWhole && chunk[common - 1] !== "."))
+            && !wordGoesOn(cleaned, origin.get(pos + common - 1) + 1, chunk.slice(0, common))
             && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
           matched += common - (chunk[common - 1] === "." ? 1 : 0); // its stop counts for nothing (match.py)
           bounds[i] = [pos, pos + common];
@@ -1922,9 +1928,10 @@
         // ... or a sentence that ends with a value in brackets: the value ends at its bracket on the same line (match.py)
         // match.py: a sentence that ends with a value in brackets, or with words after a value
         const shut = hole ? closersThenStop(chunk) || wordsThenStop(chunk, rules) : 0;
-        if (shut && matched + shut >= rules.minMatched && exceptionBeside) {
+        if (shut && matched + shut >= rules.minMatched && (named || (namedOrLong && matched + shut >= rules.nearlyWhole))) {
           const at = pyFind(flat, chunk.slice(0, shut), pos);
           if (at !== -1 && !cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)).includes("\n")
+              && (named || (flat.slice(at + shut, at + shut + 1) !== "." && !atLineEnd(cleaned, origin.get(at + shut - 1) + 1)))
               && !wordGoesOn(cleaned, origin.get(at + shut - 1) + 1, chunk.slice(0, shut))
               && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
             matched += shut;
@@ -1934,7 +1941,7 @@
           }
         }
         // match.py: ... or with a quoted value that closes on its line, and words follow
-        if (hole && chunk.slice(0, 1) === "." && matched >= rules.minMatched && exceptionBeside && !valueBefore) {
+        if (hole && chunk.slice(0, 1) === "." && matched >= rules.minMatched && named && !valueBefore) {
           const valueEnd = quotedValueEnd(cleaned, origin.get(pos - 1) + 1, rules);
           if (valueEnd !== null) {
             const shown = squashText(cleaned.slice(origin.get(pos - 1) + 1, valueEnd), rules);
@@ -2334,13 +2341,16 @@
   /** match.py _words_then_stop(): the letters that open a chunk right before its full stop ("tokens" of "tokens.however,"). */
   function wordsThenStop(chunk, rules) {
     const stop = chunk.indexOf(".");
-    return stop >= rules.stopWordLeast && /^\p{L}+$/u.test(chunk.slice(0, stop)) ? stop : 0;
+    const words = stop > 0 ? chunk.slice(0, stop).replace(/[)\]'"`]+$/, "") : ""; // with the brackets they close (match.py)
+    return words.length >= rules.stopWordLeast && /^\p{L}+$/u.test(words) ? stop : 0;
   }
 
   /** _sentence_ends(): a sentence of the message ends after the chunk's first common characters, its stop left out or shown. */
   function sentenceEnds(chunk, common) {
     const alpha = (c) => /^\p{L}$/u.test(c) || c === ")" || c === "]"; // a word or a closing bracket before the stop (match.py)
-    return common > 0 && common < chunk.length && ((chunk[common] === "." && alpha(chunk[common - 1]))
+    // ... or a number, where a word follows the stop ("8.0." of "8.0.your")
+    return common > 0 && common < chunk.length && ((chunk[common] === "." && (alpha(chunk[common - 1])
+      || (/^\p{Nd}$/u.test(chunk[common - 1]) && /^\p{L}$/u.test(chunk.slice(common + 1, common + 2)))))
       || (common > 1 && chunk[common - 1] === "." && alpha(chunk[common - 2])));
   }
 
