@@ -197,6 +197,15 @@ EDGE_PASTES = {
     "an untyped title quoting a long first sentence": "max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next",
     "an untyped first sentence then a sentence of the paste's own": (
         "max_num_seqs (256) exceeds available Mamba cache blocks (128). My server then stopped and I could not find out why."),
+    "a logged message's words inside a client's error body": (
+        '{\n  "detail": "Chat completion failed: 500: An unexpected error occurred: Client error \'400 Bad Request\' for url '
+        '\'http://10.0.59.209/v1/chat/completions\'"\n}'),
+    "vLLM's report under its raise, another program's error above": (
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 11080). Please update your GPU driver\n"
+        '  File "/x/site-packages/vllm/entrypoints/openai/api_server.py", line 230, in build_async_engine_client_from_engine_args\n'
+        "    raise RuntimeError(\nRuntimeError: Engine process failed to start. See stack trace for the root cause."),
+    "a crash handler's signal line": "python scripts/vllm_infer.py failed: Caught signal 8 (Floating point exception: integer divide by zero)",
+    "a statement of what should not be": "spec.rayClusterConfig.headGroupSpec.headService.metadata.name should not be set",
     "a full stop that ends the paste after other words": "ValueError: Marlin does not support weight_bits = uint4b8. Only types = [] are supported (for group_size = 128, min_capability = 75, zp = False).",
     "a message that opens with a value, cut after a later one": "max_tokens=131072 cannot be greater than max_model_len=max_total_tokens=40960",
     "another program's loguru warning": "2025-09-01 17:15:24.634 | WARNING  | tenacity.after:log_it:44 - Finished call to 'x' after 26.180(s), this was the 1st time calling it.",
@@ -1008,3 +1017,90 @@ def test_one_result_per_problem_in_the_browser(lookup_page):
     assert found == py
     assert [m["id"] for m in found["matches"]] == ["b000000000000001"]
     assert found["matches"][0]["also"] == [{"id": "a000000000000001", "versions": ["v1", "v2"]}]
+
+
+# Templates of older releases that the pin's site lacks, for rules that need them: a small
+# index of two releases, read by lookup.js and by the Python matcher alike.
+SMALL_INDEX_ERRORS = [
+    ("c000000000000001", "RuntimeError", "Worker failed", "vllm/v1/executor/multiproc_executor.py", "MultiprocExecutor.collective_rpc", "raise"),
+    ("c000000000000002", "RuntimeError", "Worker failed with error '{result}', please check the stack trace above for the root cause",
+     "vllm/v1/executor/multiproc_executor.py", "get_response", "raise"),
+    ("c000000000000003", "ValueError", "Invalid {kind} config: {e}", "vllm/config/a.py", "check", "raise"),
+    ("c000000000000004", "ERROR", "Worker proc {proc_name} died unexpectedly, shutting down executor.",
+     "vllm/v1/executor/multiproc_executor.py", "monitor", "log"),
+    ("c000000000000005", "AssertionError", "{numerator} is not divisible by {denominator}", "vllm/distributed/utils.py",
+     "ensure_divisibility", "raise"),
+    ("c000000000000006", "RuntimeError", "Engine core initialization failed. See root cause above. Failed core proc(s): {finished}",
+     "vllm/v1/engine/utils.py", "wait_for_engine_startup", "raise"),
+    ("c000000000000007", "RuntimeError", "Engine process failed to start. See stack trace for the root cause.",
+     "vllm/entrypoints/openai/api_server.py", "build_async_engine_client_from_engine_args", "raise"),
+    ("c000000000000008", "ERROR", "An unexpected error occurred", "vllm/tool_parsers/b.py", "parse", "log"),
+    ("c000000000000009", "ValueError", "Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your {gpu} GPU "
+     "{compute}. You can use float16 instead.", "vllm/platforms/cuda.py", "check_dtype", "raise"),
+    ("c000000000000010", "ValueError", "Free memory on device ({free}/{total} GiB) on startup is less than desired GPU memory "
+     "utilization ({util}, {want} GiB). Decrease GPU memory utilization.", "vllm/v1/worker/utils.py", "request_memory", "raise"),
+]
+SMALL_INDEX_PASTES = {
+    "a message grown past the one the frame names": (
+        '  File "/x/site-packages/vllm/v1/executor/multiproc_executor.py", line 185, in collective_rpc\n'
+        "    raise RuntimeError(\nRuntimeError: Worker failed with error 'at 1:0:", "c000000000000002"),
+    "a wrapper around a few words of a template": (
+        "RuntimeError: Worker failed with error 'Invalid thread config: thread_m_blocks = 1, thread_k = -1', please check the "
+        "stack trace above for the root cause", "c000000000000002"),
+    "an error logged above a traceback shown in part": (
+        "ERROR 11-17 00:53:02 [multiproc_executor.py:230] Worker proc VllmWorker-0 died unexpectedly, shutting down executor.\n"
+        '...\nFile "/x/vllm/v1/engine/core.py", line 228, in _initialize_kv_caches\n...\n'
+        "RuntimeError: Worker failed with error 'This flash attention build does not support headdim not being a multiple of 32.'",
+        "c000000000000002"),
+    "a value another program's words name": ("AssertionError: rollout world_size: 1 is not divisible by infer_tp: 2", None),
+    "a value after a prefix": ("[rank0]: AssertionError: 32768 is not divisible by 3", "c000000000000005"),
+    "an exception above a report of a root cause above": (
+        "ValueError: Check 0 == ret failed, left operand=0, speculative_attention failed\n"
+        "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': 1}", None),
+    "a report under its raise after another program's error": (
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 11080).\n"
+        '  File "/x/vllm/entrypoints/openai/api_server.py", line 230, in build_async_engine_client_from_engine_args\n'
+        "    raise RuntimeError(\nRuntimeError: Engine process failed to start. See stack trace for the root cause.", None),
+    "a logged message inside a client's error body": ('{"detail":"Internal server error: An unexpected error occurred."}', None),
+    "the logged message on a log line": ("ERROR 01-01 00:00:00 [b.py:1] An unexpected error occurred", "c000000000000008"),
+    "a title that ends a first sentence with a number": (
+        "[Bug]: Bfloat16 is only supported on GPUs with compute capability of at least 8.0 on my V100", "c000000000000009"),
+    "an untyped title that ends a first sentence with a unit in brackets": (
+        "Free memory on device (7.34/139.72 GiB) on startup is less than desired GPU memory utilization (0.9, 125.75 GiB) "
+        "with 2 GPUs", "c000000000000010"),
+    "the same, then a sentence of the paste's own": (
+        "Free memory on device (7.34/139.72 GiB) on startup is less than desired GPU memory utilization (0.9, 125.75 GiB). "
+        "My server then stopped.", "c000000000000010 partial"),
+}
+
+
+def test_rules_that_need_older_templates_as_python(lookup_page):
+    """The rules for wrappers, reports, logs, opening values and titles, over a small index of the
+    templates they need (the pin's site lacks some): lookup.js answers as the Python matcher,
+    and the Python matcher as intended."""
+    from generator.lookup.index import compact_index, matcher_from_index
+
+    errors = [{"id": id_, "exception": exception, "template": template, "has_message": True, "kind": kind,
+               "sites": [{"path": path, "line": 10 + n, "function": function, "template": template}]}
+              for n, (id_, exception, template, path, function, kind) in enumerate(SMALL_INDEX_ERRORS)]
+    index = compact_index([{"revision": "v1", "errors": errors[:1]}, {"revision": "v2", "errors": errors[1:]}])
+    matcher = matcher_from_index(index)
+    names = list(SMALL_INDEX_PASTES)
+    found = lookup_page.execute_async_script(
+        "const [index, texts, done] = arguments; Promise.all(texts.map((t) => window.errorkb._lookupWith(index, t, 3)))"
+        ".then((r) => done(r), (e) => done({error: String(e && e.stack || e)}));",
+        json.dumps(index), [SMALL_INDEX_PASTES[n][0] for n in names])
+    assert "error" not in found, found
+    differ, unintended = {}, {}
+    for name, js in zip(names, found):
+        text, want = SMALL_INDEX_PASTES[name]
+        py = python_result(matcher, text, 3)
+        if comparable(js) != comparable(py):
+            differ[name] = {"js": comparable(js), "python": comparable(py)}
+        first = None  # the answer: the first match, exact unless said, or another program's error
+        if py["matches"] and not (py["not_vllm"] and py["not_vllm"]["role"] == "answer"):
+            first = py["matches"][0]["id"] + ("" if py["matches"][0]["verdict"] == "exact" else " partial")
+        if first != want:
+            unintended[name] = first
+    assert not differ, json.dumps(differ, indent=1)[:6000]
+    assert not unintended, unintended

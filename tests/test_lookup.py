@@ -255,6 +255,35 @@ def test_a_value_that_another_programs_words_name_is_no_opening_value_of_vllms()
     assert top(m, "32001 is not divisible by 8") == "e0"
 
 
+def test_a_line_vllm_logs_is_not_what_a_client_got_in_an_error_body():
+    """A client's error body holds what vLLM returned or raised, never a line it logged:
+    '{"detail": "Internal server error: An unexpected error occurred."}' is no log line."""
+    m = tiny_matcher(("ERROR", "An unexpected error occurred", "log"))
+    for paste in ('{"detail":"Internal server error: An unexpected error occurred."}',
+                  "openai.InternalServerError: Error code: 500 - {'message': 'Chat failed: An unexpected error occurred'}"):
+        assert top(m, paste) is None, paste
+    assert top(m, "ERROR 01-01 00:00:00 [parser.py:1] An unexpected error occurred") == "e0"
+
+
+def test_vllms_report_with_its_raise_is_no_answer_over_the_root_cause_it_points_to():
+    """"Engine process failed to start. See stack trace for the root cause." raised under its own
+    frame, with another program's error above it: that error is the answer, the report is listed."""
+    errors = [LookupError_("e0", "RuntimeError", "Engine process failed to start. See stack trace for the root cause.",
+                           "RuntimeError: Engine process failed to start", "", ["v1"],
+                           [{"path": "vllm/entrypoints/openai/api_server.py", "line": 230,
+                             "function": "build_async_engine_client_from_engine_args"}])]
+    m = Matcher(errors, [[error.template] for error in errors])
+    report = ('  File "/x/site-packages/vllm/entrypoints/openai/api_server.py", line 230, in '
+              "build_async_engine_client_from_engine_args\n    raise RuntimeError(\n"
+              "RuntimeError: Engine process failed to start. See stack trace for the root cause.")
+    paste = ("RuntimeError: The NVIDIA driver on your system is too old (found version 11080). Please update your GPU "
+             "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx\n"
+             + report)
+    matches, foreign = m.lookup(paste)
+    assert [x.error.id for x in matches] == ["e0"] and foreign["id"] == "nvidia-driver-too-old" and foreign["role"] == "answer"
+    assert top(m, report) == "e0" and m.lookup(report)[1] is None
+
+
 def test_an_exception_above_vllms_report_of_a_failure_above_is_the_answer():
     """"Engine core initialization failed. See root cause above." only reports: an exception
     above it that is not vLLM's is the failure, told as if nothing had matched."""
@@ -779,6 +808,9 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
                   "upper bound and lower bound inconsistent with step sign",
                   "400 deepseek-r1t-chimera:free is not a valid model ID",
                   "Unrecognized keys in `rope_scaling` for 'rope_type'='default': {'mrope_section'}",
+                  "spec.rayClusterConfig.headGroupSpec.headService.metadata.name should not be set",
+                  # a native crash handler's report of a signal
+                  "python scripts/infer.py failed with Caught signal 8 (Floating point exception: integer divide by zero)",
                   # another program's logger warning: lighteval's
                   "[2025-03-25 09:04:12,277] [ WARNING]: context_size + max_new_tokens=33238 which is greater than "
                   "self.max_length=32768. Truncating context to 0 tokens. (vllm_model.py:272)"):

@@ -152,6 +152,7 @@ def rules() -> dict:
             "issue_tag": _source(match.ISSUE_TAG),
             "value_opens_after": _source(match.VALUE_OPENS_AFTER),
             "reports_above": _source(match.REPORTS_ABOVE),
+            "response_body": _source(match.RESPONSE_BODY),
             "paste_ends_in_a_word": _source(match.PASTE_ENDS_IN_A_WORD),
             "ascii_word": _source(match.ASCII_WORD),
             "raises_or_calls_a_kernel": _source(foreign.RAISES_OR_CALLS_A_KERNEL),

@@ -649,7 +649,8 @@ class Matcher:
         found = [m for m in results.values() if not (m.error.kind == "log" and _after_exception_type(cleaned, m.start))
                  and (m.frame or not PYTHONS_OWN.match(m.error.template))
                  and (m.frame or not PYTHON_WROTE.match(cleaned, m.start))
-                 and (m.frame or not _on_a_native_log_line(cleaned, m.start))]
+                 and (m.frame or not _on_a_native_log_line(cleaned, m.start))
+                 and (m.frame or m.error.kind != "log" or not _in_a_response_body(cleaned, m.start))]
         # A message that starts inside the words of another message the paste shows whole is a
         # reading of those words: "Possibly too large swap space. 4.00 GiB out of ..." is the
         # warning, not the raise "Too large swap space. {x} GiB out of ..." (inside one of its
@@ -749,7 +750,10 @@ class Matcher:
                 and (m.error.kind != "log" or warned and m.error.exception.upper() in ("ERROR", "CRITICAL")))]
         # A log line that quotes it is listed, but the foreign error stays the answer: a log
         # line reports a failure, it is not what stopped vLLM.
-        info["role"] = "cause" if any(m.error.kind != "log" or warned and m.start > line_end for m in kept) else "answer"
+        # Nor does vLLM's report that the root cause lies elsewhere ("Engine process failed to
+        # start. See stack trace for the root cause."), though its raise is the traceback's last frame.
+        info["role"] = "cause" if any((m.error.kind != "log" or warned and m.start > line_end)
+                                      and not (REPORTS_ABOVE.search(m.error.template) and line_end <= m.start) for m in kept) else "answer"
         return kept[:top], info
 
     def _logged_there(self, text: str) -> list[Match]:
@@ -1249,7 +1253,7 @@ class Matcher:
 
 
 # vLLM's words for a failure it reports, whose root cause lies above in the paste
-REPORTS_ABOVE = re.compile(r"See root cause above")
+REPORTS_ABOVE = re.compile(r"See root cause above|See stack trace for the root cause")
 
 
 # vLLM's log header of an error log: the file and line of the logging call
@@ -1288,6 +1292,18 @@ def raise_at_the_end(cleaned: str) -> tuple[int, str] | None:
 # client.cpp:1112] ", c10's "[E1204 11:18:17.728425480 ProcessGroupNCCL.cpp:616] ", and Go's
 # klog, the same header ("E1031 06:10:27.243634 1 zmq_client.go:214] ")
 NATIVE_LOG_LINE = re.compile(r"[ \t]*\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?:[ \t]+\d+)?[ \t]+[\w./-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|ts|go):\d+\]")
+
+
+# A key of an HTTP error body before a message on its line ('{"detail": "...', "{'message': '..."),
+# or a client's "Error code: 500 - " before the body
+RESPONSE_BODY = re.compile(r"""["'](?:detail|message|error|msg)["'][ \t]*:[ \t]*["'{\[]|Error code: [1-5]\d\d - """)
+
+
+def _in_a_response_body(cleaned: str, start: int) -> bool:
+    """Whether a match starts inside an HTTP error body a client printed: a body holds what vLLM
+    returned or raised, never a line it logged ('{"detail": "Internal server error: An unexpected
+    error occurred."}' is no log "An unexpected error occurred")."""
+    return RESPONSE_BODY.search(cleaned, cleaned.rfind("\n", 0, start) + 1, start) is not None
 
 
 def _on_a_native_log_line(cleaned: str, start: int) -> bool:

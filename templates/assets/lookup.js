@@ -924,6 +924,7 @@
       issueTag: pyRegex(patterns.issue_tag),
       valueOpensAfter: pyRegex(patterns.value_opens_after),
       reportsAbove: pyRegex(patterns.reports_above),
+      responseBody: pyRegex(patterns.response_body),
       pasteEndsInAWord: pyRegex(patterns.paste_ends_in_a_word),
       asciiWord: pyRegex(patterns.ascii_word, "", "g"),
       sure: rules.sure,
@@ -1670,7 +1671,9 @@
         (m) => !(m.error.kind === "log" && this.afterExceptionType(cleaned, m.start)) && (m.frame || !this.rules.pythonsOwn.test(m.error.template))
           // match.py PYTHON_WROTE: a line of the paste in Python's own words ("module 'x' has no attribute 'y'")
           && (m.frame || !pythonWrote(cleaned, m.start, this.rules))
-          && (m.frame || !onANativeLogLine(cleaned, m.start, this.rules)),
+          && (m.frame || !onANativeLogLine(cleaned, m.start, this.rules))
+          // match.py _in_a_response_body(): a client's error body holds no line vLLM logged
+          && (m.frame || m.error.kind !== "log" || !inAResponseBody(cleaned, m.start, this.rules)),
       );
       // match.py _inside_words(): a message that starts inside the words of another the paste shows
       // whole, or of a near one that shows OUTWEIGHS times as much
@@ -1760,7 +1763,9 @@
             m.start > lineEnd &&
             (m.error.kind !== "log" || (warned && ["ERROR", "CRITICAL"].includes(m.error.exception.toUpperCase())))),
       );
-      info.role = kept.some((m) => m.error.kind !== "log" || (warned && m.start > lineEnd)) ? "cause" : "answer";
+      // ... nor vLLM's report that the root cause lies elsewhere, though its raise is the last frame (match.py)
+      info.role = kept.some((m) => (m.error.kind !== "log" || (warned && m.start > lineEnd))
+        && !(rules.reportsAbove.test(m.error.template) && lineEnd <= m.start)) ? "cause" : "answer";
       return { matches: kept.slice(0, top).map((m) => m.toJSON()), not_vllm: info, releases: this.releasesOf(cleaned, frames, kept.slice(0, top)) };
     }
 
@@ -2405,6 +2410,11 @@
   }
 
   /** match.py _value_start(): where the value before the position starts (the run of non-space characters ending there). */
+  /** match.py _in_a_response_body(): a key of an HTTP error body (or "Error code: 500 - ") before the match on its line. */
+  function inAResponseBody(cleaned, start, rules) {
+    return rules.responseBody.test(cleaned.slice(cleaned.lastIndexOf("\n", start - 1) + 1, start));
+  }
+
   /** match.py _labelled_value(): the value a message opens with follows other words than a type or a prefix. */
   function labelledValue(text, position, rules) {
     const lineStart = text.lastIndexOf("\n", position - 1) + 1;
