@@ -263,6 +263,8 @@ def test_a_line_vllm_logs_is_not_what_a_client_got_in_an_error_body():
                   "openai.InternalServerError: Error code: 500 - {'message': 'Chat failed: An unexpected error occurred'}"):
         assert top(m, paste) is None, paste
     assert top(m, "ERROR 01-01 00:00:00 [parser.py:1] An unexpected error occurred") == "e0"
+    # ... but a log line that opens the body's text may be vLLM's, relayed by a platform
+    assert top(m, '{"detail": "An unexpected error occurred"}') == "e0"
 
 
 def test_vllms_report_with_its_raise_is_no_answer_over_the_root_cause_it_points_to():

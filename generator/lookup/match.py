@@ -1294,15 +1294,18 @@ def raise_at_the_end(cleaned: str) -> tuple[int, str] | None:
 NATIVE_LOG_LINE = re.compile(r"[ \t]*\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?:[ \t]+\d+)?[ \t]+[\w./-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|ts|go):\d+\]")
 
 
-# A key of an HTTP error body before a message on its line ('{"detail": "...', "{'message': '..."),
-# or a client's "Error code: 500 - " before the body
-RESPONSE_BODY = re.compile(r"""["'](?:detail|message|error|msg)["'][ \t]*:[ \t]*["'{\[]|Error code: [1-5]\d\d - """)
+# A key of an HTTP error body ('{"detail": "...', "{'message': '...") or a client's "Error code:
+# 500 - " before the body, then another message's words that wrap what follows ("Chat completion
+# failed: 500: "), on the line before a match
+RESPONSE_BODY = re.compile(r"""(?:["'](?:detail|message|error|msg)["'][ \t]*:[ \t]*["'{\[]|Error code: [1-5]\d\d - )[^\n]*?[A-Za-z]{2}: """)
 
 
 def _in_a_response_body(cleaned: str, start: int) -> bool:
-    """Whether a match starts inside an HTTP error body a client printed: a body holds what vLLM
-    returned or raised, never a line it logged ('{"detail": "Internal server error: An unexpected
-    error occurred."}' is no log "An unexpected error occurred")."""
+    """Whether a match starts inside an HTTP error body a client printed, after another
+    message's words that wrap it: a server returned or raised that, not a line vLLM logs
+    ('{"detail": "Internal server error: An unexpected error occurred."}' is no log "An
+    unexpected error occurred"). A log line that opens the body's text may be vLLM's, relayed
+    by a platform."""
     return RESPONSE_BODY.search(cleaned, cleaned.rfind("\n", 0, start) + 1, start) is not None
 
 
