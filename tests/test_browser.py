@@ -1039,6 +1039,8 @@ SMALL_INDEX_ERRORS = [
      "{compute}. You can use float16 instead.", "vllm/platforms/cuda.py", "check_dtype", "raise"),
     ("c000000000000010", "ValueError", "Free memory on device ({free}/{total} GiB) on startup is less than desired GPU memory "
      "utilization ({util}, {want} GiB). Decrease GPU memory utilization.", "vllm/v1/worker/utils.py", "request_memory", "raise"),
+    ("c000000000000011", "ValueError", "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+     "initializing the engine.", "vllm/v1/core/kv_cache_utils.py", "check_enough_kv_cache_memory", "raise"),
 ]
 SMALL_INDEX_PASTES = {
     "a message grown past the one the frame names": (
@@ -1068,6 +1070,18 @@ SMALL_INDEX_PASTES = {
     "an untyped title that ends a first sentence with a unit in brackets": (
         "Free memory on device (7.34/139.72 GiB) on startup is less than desired GPU memory utilization (0.9, 125.75 GiB) "
         "with 2 GPUs", "c000000000000010"),
+    "vLLM's helper copied into another package": (
+        '  File "/usr/lib/python3.11/site-packages/sglang/srt/distributed/utils.py", line 23, in ensure_divisibility\n'
+        '    assert numerator % denominator == 0, "{} is not divisible by {}".format(\n'
+        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nAssertionError: 16 is not divisible by 6", None),
+    "vLLM's message written in an unknown package's own raise": (
+        '  File "/x/site-packages/someplugin/worker.py", line 9, in init\n'
+        '    raise ValueError("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "\n'
+        "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the "
+        "engine.", None),
+    "pydantic's value error before a title's short first sentence": (
+        "1 validation error for ModelConfig\n  Value error, No available memory for the cache blocks on my H20 "
+        "[type=value_error, input_value=ArgsKwargs((), {}), input_type=ArgsKwargs]", "c000000000000011"),
     "the same, then a sentence of the paste's own": (
         "Free memory on device (7.34/139.72 GiB) on startup is less than desired GPU memory utilization (0.9, 125.75 GiB). "
         "My server then stopped.", "c000000000000010 partial"),

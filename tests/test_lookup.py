@@ -286,6 +286,42 @@ def test_vllms_report_with_its_raise_is_no_answer_over_the_root_cause_it_points_
     assert top(m, report) == "e0" and m.lookup(report)[1] is None
 
 
+def test_a_copy_of_vllms_message_raised_in_another_packages_code_is_not_vllms():
+    """SGLang copied vLLM's ensure_divisibility: under its frame, "16 is not divisible by 6" (a
+    message that opens with a value) is sglang's; so is a message a package writes in its own
+    raise, though the package is no known one. A package that raises vLLM's exception again did
+    not write it."""
+    m = tiny_matcher(("AssertionError", "{numerator} is not divisible by {denominator}"),
+                     ("ValueError", "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
+                                    "when initializing the engine."))
+    sglang = ('  File "/usr/lib/python3.11/site-packages/sglang/srt/distributed/utils.py", line 23, in ensure_divisibility\n'
+              '    assert numerator % denominator == 0, "{} is not divisible by {}".format(\n'
+              "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nAssertionError: 16 is not divisible by 6")
+    matches, foreign = m.lookup(sglang)
+    assert matches == [] and foreign["id"] == "exception-not-in-vllm"
+    assert top(m, "AssertionError: 16 is not divisible by 6") == "e0"
+    message = ("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+               "initializing the engine.")
+    own = ('  File "/x/site-packages/someplugin/worker.py", line 9, in init\n'
+           '    raise ValueError("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "\n' + message)
+    assert m.lookup(own)[0] == []
+    again = '  File "/x/site-packages/someplugin/worker.py", line 9, in init\n    raise e\n' + message
+    assert top(m, again) == "e1"
+
+
+def test_pydantics_value_error_stands_for_the_type():
+    """pydantic reports a ValueError it caught as "Value error, <message>": beside the message,
+    it names it as "ValueError:" does (a title that quotes a short first sentence, then its own words)."""
+    m = tiny_matcher(("ValueError", "Found unknown quantization='{q}' in config. Supported: fp8."),
+                     ("ValueError", "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
+                                    "when initializing the engine."))
+    paste = ("1 validation error for ModelConfig\n  Value error, No available memory for the cache blocks on my H20 "
+             "[type=value_error, input_value=ArgsKwargs((), {}), input_type=ArgsKwargs]")
+    matches, _ = m.lookup(paste)
+    assert [x.error.id for x in matches][:1] == ["e1"] and matches[0].verdict == "exact" and matches[0].exception_agrees
+    assert all(x.verdict != "exact" for x in m.lookup("Sadly, No available memory for the cache blocks on my H20")[0])
+
+
 def test_an_exception_above_vllms_report_of_a_failure_above_is_the_answer():
     """"Engine core initialization failed. See root cause above." only reports: an exception
     above it that is not vLLM's is the failure, told as if nothing had matched."""

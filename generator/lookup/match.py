@@ -65,6 +65,8 @@ USER_CUT = re.compile(r"[^\n]*(?:\.\.\.|\u2026)[ \t]*\Z")
 # An issue title's tag where a message opens ("[Usage]: No available memory for the cache blocks. on H20"):
 # where a title quotes vLLM's first sentence, the tag stands where its exception type would
 ISSUE_TAG = re.compile(r"[ \t]*\[[A-Za-z][A-Za-z /-]{0,20}\]:?[ \t]*\Z")
+# the exception types pydantic reports as "Value error, <message>" (ValueError and vLLM's subclass)
+PYDANTIC_VALUE_ERRORS = ("valueerror", "vllmvalidationerror")
 # an exception type named in vLLM's package, right before the message ("vllm.exceptions.VLLMValidationError: ")
 VLLM_QUALIFIED = re.compile(r"(?<![\w.])vllm(?:\.\w+)+:[ \t]*\Z")
 SURE = 0.9  # a score from which a match counts as the message itself (not a near miss)
@@ -353,8 +355,13 @@ def _inside_type_name(cleaned: str, start: int, end: int) -> bool:
 
 def _raised_outside_vllm(cleaned: str, frames: list[tuple[str, str]], last: tuple[int, str] | None) -> tuple[int, int, int] | None:
     """(start, end, line end) of the last exception's message opening when the frame right
-    above it, the traceback's innermost, is another package's code (``foreign_frame``'s packages)."""
-    if last is None or not frames or foreign_frame(frames, any_package=False) is None or raising_frame(cleaned, last) is None:
+    above it, the traceback's innermost, is another package's code (``foreign_frame``'s packages),
+    or any other package's own raise or assert that writes the message there ("assert n % d == 0,
+    "{} is not divisible by {}".format(" in sglang's copy of vLLM's helper); a package that
+    raises vLLM's exception again ("raise e") did not write it."""
+    raising = raising_frame(cleaned, last) if last is not None and frames else None
+    if raising is None or foreign_frame(frames, any_package=False) is None and not (
+            foreign_frame(frames) is not None and WRITES_ITS_MESSAGE.match(raising[1])):
         return None
     line_end = cleaned.find("\n", last[0])
     line = cleaned[last[0] : len(cleaned) if line_end == -1 else line_end]
@@ -362,6 +369,10 @@ def _raised_outside_vllm(cleaned: str, frames: list[tuple[str, str]], last: tupl
     if colon == -1:
         return None
     return last[0] + colon + 2, last[0] + colon + 2 + 2, len(cleaned) if line_end == -1 else line_end
+
+
+# A code line that raises or asserts with a message written there, a string literal
+WRITES_ITS_MESSAGE = re.compile(r"""\s*(?:assert\b.*,|raise\s+[\w.]+\()\s*[rRfFbBuU]{0,2}["']""")
 
 
 class _Postings:
@@ -681,7 +692,10 @@ class Matcher:
             # its line (SGLang's "Model X does not support BitsAndBytes quantization yet." is
             # not vLLM's "MoE Model X does not support ...").
             start, end, line_end = raised_by
-            ranked = [m for m in ranked if m.frame or not (start <= m.start <= end or (start <= m.start <= line_end and m.missing))]
+            # (a message that opens with a value starts where its value does: "16 is not divisible by 6")
+            ranked = [m for m in ranked if m.frame or not (
+                start <= m.start <= end or (start <= m.start <= line_end and m.missing)
+                or HOLE.match(m.error.template) and start <= _value_start(cleaned, len(cleaned[:m.start].rstrip(" \t"))) <= end)]
 
         # Warnings vLLM logged above the paste's last exception did not stop it: when they
         # are all that matched, the exception is told as if nothing had.
@@ -957,7 +971,9 @@ class Matcher:
         pos = start + len(chunks[first])
         slack = 0  # how far a chunk may be from where it is expected (after missing ones)
         value_before = False  # a hole's value lies before pos: the chunk after it was not found
-        exception_beside = flat[max(0, start - len(entry.exception) - 1) : start] == entry.exception + ":"
+        exception_beside = (flat[max(0, start - len(entry.exception) - 1) : start] == entry.exception + ":"
+                            # pydantic's words for a ValueError it caught, in a validation error
+                            or entry.exception in PYDANTIC_VALUE_ERRORS and flat[max(0, start - 11) : start] == "valueerror,")
         # the message is named as one: its type beside it, or an issue title's tag where it opens
         named = exception_beside or first == 0 and bool(ISSUE_TAG.match(cleaned, cleaned.rfind("\n", 0, origin[start]) + 1, origin[start]))
         # ... or, without them, a title's sentence that opens where a message may and goes on in the

@@ -922,6 +922,8 @@
       userCut: pyRegex(patterns.user_cut, "", "y"),
       vllmQualified: pyRegex(patterns.vllm_qualified),
       issueTag: pyRegex(patterns.issue_tag),
+      writesItsMessage: pyRegex(patterns.writes_its_message, "", "y"),
+      pydanticValueErrors: rules.pydantic_value_errors.slice(),
       valueOpensAfter: pyRegex(patterns.value_opens_after),
       reportsAbove: pyRegex(patterns.reports_above),
       responseBody: pyRegex(patterns.response_body),
@@ -1472,7 +1474,10 @@
     }
 
     raisedOutsideVllm(cleaned, frames, last) {
-      if (last === null || !frames.length || this.foreignFrame(frames, false) === null || this.raisingFrame(cleaned, last) === null) return null;
+      const raising = last !== null && frames.length ? this.raisingFrame(cleaned, last) : null;
+      // match.py: another package's code, or any package's own raise or assert that writes the message there
+      if (raising === null || (this.foreignFrame(frames, false) === null
+          && !(this.foreignFrame(frames) !== null && atStart(this.rules.writesItsMessage, raising[1])))) return null;
       let lineEnd = cleaned.indexOf("\n", last[0]);
       if (lineEnd === -1) lineEnd = cleaned.length;
       const colon = cleaned.slice(last[0], lineEnd).indexOf(": ");
@@ -1714,7 +1719,10 @@
       // ... nor a near match later on its line (match.py)
       if (raisedBy !== null)
         best = best.filter(
-          (m) => m.frame || !((raisedBy[0] <= m.start && m.start <= raisedBy[1]) || (raisedBy[0] <= m.start && m.start <= raisedBy[2] && m.missing)),
+          (m) => m.frame || !((raisedBy[0] <= m.start && m.start <= raisedBy[1]) || (raisedBy[0] <= m.start && m.start <= raisedBy[2] && m.missing)
+            // a message that opens with a value starts where its value does (match.py)
+            || (opensWithHole(m.error.template, rules) && raisedBy[0] <= valueStart(cleaned, cleaned.slice(0, m.start).replace(/[ \t]+$/, "").length)
+                && valueStart(cleaned, cleaned.slice(0, m.start).replace(/[ \t]+$/, "").length) <= raisedBy[1])),
         );
 
       // Warnings logged above the last exception did not stop vLLM: told as if nothing matched.
@@ -1855,7 +1863,9 @@
       let pos = start + chunks[first].length;
       let slack = 0;
       let valueBefore = false; // match.py: a hole's value lies before pos, the chunk after it not found
-      const exceptionBeside = flat.slice(Math.max(0, start - entry.exception.length - 1), start) === entry.exception + ":";
+      const exceptionBeside = flat.slice(Math.max(0, start - entry.exception.length - 1), start) === entry.exception + ":"
+        // pydantic's words for a ValueError it caught (match.py)
+        || (rules.pydanticValueErrors.includes(entry.exception) && flat.slice(Math.max(0, start - 11), start) === "valueerror,");
       // match.py: the message is named as one (its type beside it, or an issue title's tag where it opens) ...
       const named = exceptionBeside || (first === 0 && rules.issueTag.test(cleaned.slice(cleaned.lastIndexOf("\n", origin.get(start) - 1) + 1, origin.get(start))));
       // ... or opens where a message may (not after another's word) and goes on without a stop: then only a
