@@ -206,6 +206,8 @@ EDGE_PASTES = {
         "    raise RuntimeError(\nRuntimeError: Engine process failed to start. See stack trace for the root cause."),
     "a crash handler's signal line": "python scripts/vllm_infer.py failed: Caught signal 8 (Floating point exception: integer divide by zero)",
     "a statement of what should not be": "spec.rayClusterConfig.headGroupSpec.headService.metadata.name should not be set",
+    "an issue title's tag after other words": "Sadly [Bug]: No available memory for the cache blocks on H20",
+    "an issue title's tag before a short first sentence without its stop": "[Bug]: Task finished unexpectedly when serving Qwen2 on 8 GPUs",
     "a full stop that ends the paste after other words": "ValueError: Marlin does not support weight_bits = uint4b8. Only types = [] are supported (for group_size = 128, min_capability = 75, zp = False).",
     "a message that opens with a value, cut after a later one": "max_tokens=131072 cannot be greater than max_model_len=max_total_tokens=40960",
     "another program's loguru warning": "2025-09-01 17:15:24.634 | WARNING  | tenacity.after:log_it:44 - Finished call to 'x' after 26.180(s), this was the 1st time calling it.",

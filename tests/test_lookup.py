@@ -631,7 +631,11 @@ def test_a_title_quoting_a_first_sentence_that_is_the_first_chunk_whole_without_
                   "[Bug]: AsyncEngineDeadError: Task finished unexpectedly when serving Qwen2 on 8 GPUs"):
         matches, _ = m.lookup(paste)
         assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact", paste
+    # after an issue title's tag, which stands for the type
+    matches, _ = m.lookup("[Bug]: Task finished unexpectedly when serving Qwen2 on 8 GPUs")
+    assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact" and not matches[0].exception_agrees
     for paste in ("Task finished unexpectedly", "AsyncEngineDeadError: Task finished unexpectedlyfoo",
+                  "Sadly [Bug]: Task finished unexpectedly when serving Qwen2",
                   "AsyncEngineDeadError: Task finished unexpectedly; this should never happen on GitHub"):
         assert all(x.verdict != "exact" for x in m.lookup(paste)[0]), paste
 

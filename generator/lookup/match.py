@@ -924,25 +924,31 @@ class Matcher:
         return best
 
     def _first_sentence_without_stop(self, entry: Entry, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
-        """The paste quotes the message's first sentence after its type and leaves out the
-        sentence's full stop ("AsyncEngineDeadError: Task finished unexpectedly", an issue
-        title), where that sentence is the message's whole first chunk: without its stop, the
-        chunk is no anchor. As an issue title that quotes a first sentence (``_walk``): its own
+        """The paste quotes the message's first sentence after its type (or an issue title's tag)
+        and leaves out the sentence's full stop ("AsyncEngineDeadError: Task finished
+        unexpectedly", an issue title), where that sentence is the message's whole first chunk:
+        without its stop, the chunk is no anchor. As an issue title that quotes a first sentence (``_walk``): its own
         words may follow, vLLM's later words may not."""
         chunk = entry.chunks[0]
         if len(entry.chunks) < 2 or not _sentence_ends(chunk, len(chunk) - 1) or len(chunk) - 1 < MIN_MATCHED:
             return None
         head = entry.exception + ":" + chunk[:-1]
         at = flat.find(head)
-        if at == -1 or at > 0 and (_ascii_alnum(flat[at - 1]) or flat[at - 1] == "_"):
-            return None  # no type, or the end of another type's name
-        begin, end = at + len(entry.exception) + 1, at + len(head)
+        typed = not (at == -1 or at > 0 and (_ascii_alnum(flat[at - 1]) or flat[at - 1] == "_"))  # not the end of another type's name
+        if typed:
+            begin, end = at + len(entry.exception) + 1, at + len(head)
+        else:
+            # ... or after an issue title's tag, which stands for the type ("[Bug]: Task finished unexpectedly")
+            begin = flat.find(chunk[:-1])
+            if begin == -1 or not ISSUE_TAG.match(cleaned, cleaned.rfind("\n", 0, origin[begin]) + 1, origin[begin]):
+                return None
+            end = begin + len(chunk) - 1
         after = origin[end - 1] + 1
         if (after < len(cleaned) and _ascii_alnum(cleaned[after])  # "unexpectedlyfoo": the paste's word goes on
                 or _later_words_follow(flat, origin, cleaned, end, entry.chunks[1:], False)):
             return None
         return Match(error=self.errors[entry.error], values={}, start=origin[begin], end=after,
-                     matched=end - begin, coverage=(end - begin) / entry.literal, exception_agrees=True,
+                     matched=end - begin, coverage=(end - begin) / entry.literal, exception_agrees=typed,
                      in_last=last is not None and origin[begin] >= last[0], form=entry.form)
 
     def _cut_in_opening(self, entry: Entry, flat: str, origin: Origin, cleaned: str, last) -> Match | None:

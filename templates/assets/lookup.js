@@ -921,7 +921,7 @@
       ellipsisLeast: rules.ellipsis_least,
       userCut: pyRegex(patterns.user_cut, "", "y"),
       vllmQualified: pyRegex(patterns.vllm_qualified),
-      issueTag: pyRegex(patterns.issue_tag),
+      issueTag: pyRegex(patterns.issue_tag, "", "y"), // tried at the line's start, as Python's match()
       writesItsMessage: pyRegex(patterns.writes_its_message, "", "y"),
       pydanticValueErrors: rules.pydantic_value_errors.slice(),
       valueOpensAfter: pyRegex(patterns.value_opens_after),
@@ -1810,9 +1810,18 @@
       if (entry.chunks.length < 2 || !sentenceEnds(chunk, chunk.length - 1) || chunk.length - 1 < rules.minMatched) return null;
       const head = entry.exception + ":" + chunk.slice(0, -1);
       const at = pyFind(flat, head, 0);
-      if (at === -1 || (at > 0 && /^[A-Za-z0-9_]$/.test(flat[at - 1]))) return null; // no type, or another type's name ends there
-      const begin = at + entry.exception.length + 1;
-      const end = at + head.length;
+      const typed = !(at === -1 || (at > 0 && /^[A-Za-z0-9_]$/.test(flat[at - 1]))); // not where another type's name ends
+      let begin;
+      let end;
+      if (typed) {
+        begin = at + entry.exception.length + 1;
+        end = at + head.length;
+      } else {
+        // ... or after an issue title's tag, which stands for the type (match.py)
+        begin = pyFind(flat, chunk.slice(0, -1), 0);
+        if (begin === -1 || !atStart(rules.issueTag, cleaned.slice(cleaned.lastIndexOf("\n", origin.get(begin) - 1) + 1, origin.get(begin)))) return null;
+        end = begin + chunk.length - 1;
+      }
       const after = origin.get(end - 1) + 1;
       if ((after < cleaned.length && /^[A-Za-z0-9]$/.test(cleaned[after])) // the paste's word goes on
           || laterWordsFollow(flat, origin, cleaned, end, entry.chunks.slice(1), false)) return null;
@@ -1822,7 +1831,7 @@
         end: after,
         matched: end - begin,
         coverage: (end - begin) / entry.literal,
-        exceptionAgrees: true,
+        exceptionAgrees: typed,
         inLast: last !== null && origin.get(begin) >= last[0],
         form: entry.form,
       });
@@ -1867,7 +1876,7 @@
         // pydantic's words for a ValueError it caught (match.py)
         || (rules.pydanticValueErrors.includes(entry.exception) && flat.slice(Math.max(0, start - 11), start) === "valueerror,");
       // match.py: the message is named as one (its type beside it, or an issue title's tag where it opens) ...
-      const named = exceptionBeside || (first === 0 && rules.issueTag.test(cleaned.slice(cleaned.lastIndexOf("\n", origin.get(start) - 1) + 1, origin.get(start))));
+      const named = exceptionBeside || (first === 0 && atStart(rules.issueTag, cleaned.slice(cleaned.lastIndexOf("\n", origin.get(start) - 1) + 1, origin.get(start))));
       // ... or opens where a message may (not after another's word) and goes on without a stop: then only a
       // nearly whole sentence counts
       const namedOrLong = named || (first === 0 && !midSentence(cleaned, owners[0] ? valueStart(cleaned, origin.get(start)) : origin.get(start)));
