@@ -927,8 +927,8 @@ class Matcher:
         """The paste quotes the message's first sentence after its type (or an issue title's tag)
         and leaves out the sentence's full stop ("AsyncEngineDeadError: Task finished
         unexpectedly", an issue title), where that sentence is the message's whole first chunk:
-        without its stop, the chunk is no anchor. As an issue title that quotes a first sentence (``_walk``): its own
-        words may follow, vLLM's later words may not."""
+        without its stop, the chunk is no anchor. As an issue title that quotes a first sentence
+        (``_walk``): its own words may follow, vLLM's later words may not."""
         chunk = entry.chunks[0]
         if len(entry.chunks) < 2 or not _sentence_ends(chunk, len(chunk) - 1) or len(chunk) - 1 < MIN_MATCHED:
             return None
