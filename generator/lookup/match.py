@@ -985,8 +985,8 @@ class Matcher:
         # ... or, without them, a title's sentence that opens where a message may and goes on in the
         # paste's words without a stop of its own ("max_num_seqs (256) exceeds available Mamba cache
         # blocks (128) when serving Qwen3-Next"): only one as long as a nearly whole message names it
-        # (a stop and a new sentence after it may be a paraphrase: partial at best)
-        named_or_long = named or first == 0 and not _mid_sentence(cleaned, _value_start(cleaned, origin[start]) if owners[0] else origin[start])
+        # (a stop and a new sentence after it may be a paraphrase: partial at best). Where it opens
+        # is read only then (_opens_unnamed): most walks never get that far.
         for i in range(first + 1, len(chunks)):
             chunk = chunks[i]
             hole = owners[i] != owners[i - 1] or value_before  # a value of any length may lie before it
@@ -1049,7 +1049,8 @@ class Matcher:
                 or _at_line_end(cleaned, origin[pos + common - 1] + 1 if pos + common else 0)
             )
             if (not hole and _sentence_ends(chunk, common) and matched + common >= MIN_MATCHED
-                    and (named or named_or_long and matched + common >= NEARLY_WHOLE and chunk[common - 1] != ".")
+                    and (named or matched + common >= NEARLY_WHOLE and chunk[common - 1] != "."
+                         and _opens_unnamed(cleaned, origin[start], first, owners[0]))
                     and not _word_goes_on(cleaned, origin[pos + common - 1] + 1, chunk[:common])
                     and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole)):
                 # An issue title quotes the message, with its type, up to the end of a sentence and
@@ -1061,7 +1062,8 @@ class Matcher:
                 truncated = True
                 break
             shut = (_closers_then_stop(chunk) or _words_then_stop(chunk)) if hole else 0
-            if shut and matched + shut >= MIN_MATCHED and (named or named_or_long and matched + shut >= NEARLY_WHOLE):
+            if shut and matched + shut >= MIN_MATCHED and (
+                    named or matched + shut >= NEARLY_WHOLE and _opens_unnamed(cleaned, origin[start], first, owners[0])):
                 # ... or a sentence that ends with a value in brackets ("... Mamba cache blocks (128)
                 # when serving Qwen3-Next"), or with words after a value ("... context length is
                 # 131072 tokens on my GPUs"): the value ends there, on the same line
@@ -1618,6 +1620,12 @@ def _sentence_ends(chunk: str, common: int) -> bool:
 
 def _ends_a_sentence(char: str) -> bool:
     return char.isalpha() or char in ")]"
+
+
+def _opens_unnamed(cleaned: str, start: int, first: int, opening_owner: int) -> bool:
+    """Whether a match with neither type nor tag opens where a message may (``_walk``): at its
+    first chunk, not after another's word (its opening value's start, when it opens with one)."""
+    return first == 0 and not _mid_sentence(cleaned, _value_start(cleaned, start) if opening_owner else start)
 
 
 def _mid_sentence(text: str, position: int) -> bool:

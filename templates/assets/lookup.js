@@ -1878,8 +1878,8 @@
       // match.py: the message is named as one (its type beside it, or an issue title's tag where it opens) ...
       const named = exceptionBeside || (first === 0 && atStart(rules.issueTag, cleaned.slice(cleaned.lastIndexOf("\n", origin.get(start) - 1) + 1, origin.get(start))));
       // ... or opens where a message may (not after another's word) and goes on without a stop: then only a
-      // nearly whole sentence counts
-      const namedOrLong = named || (first === 0 && !midSentence(cleaned, owners[0] ? valueStart(cleaned, origin.get(start)) : origin.get(start)));
+      // nearly whole sentence counts (match.py _opens_unnamed, read only when needed)
+      const opensUnnamed = () => first === 0 && !midSentence(cleaned, owners[0] ? valueStart(cleaned, origin.get(start)) : origin.get(start));
       for (let i = first + 1; i < chunks.length; i++) {
         const chunk = chunks[i];
         const hole = owners[i] !== owners[i - 1] || valueBefore; // a value of any length may lie before it
@@ -1941,7 +1941,7 @@
           atLineEnd(cleaned, pos + common ? origin.get(pos + common - 1) + 1 : 0);
         // match.py: an issue title quotes the message, with its type, up to a sentence's end and goes on in its own words
         if (!hole && sentenceEnds(chunk, common) && matched + common >= rules.minMatched
-            && (named || (namedOrLong && matched + common >= rules.nearlyWhole && chunk[common - 1] !== "."))
+            && (named || (matched + common >= rules.nearlyWhole && chunk[common - 1] !== "." && opensUnnamed()))
             && !wordGoesOn(cleaned, origin.get(pos + common - 1) + 1, chunk.slice(0, common))
             && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
           matched += common - (chunk[common - 1] === "." ? 1 : 0); // its stop counts for nothing (match.py)
@@ -1952,7 +1952,7 @@
         // ... or a sentence that ends with a value in brackets: the value ends at its bracket on the same line (match.py)
         // match.py: a sentence that ends with a value in brackets, or with words after a value
         const shut = hole ? closersThenStop(chunk) || wordsThenStop(chunk, rules) : 0;
-        if (shut && matched + shut >= rules.minMatched && (named || (namedOrLong && matched + shut >= rules.nearlyWhole))) {
+        if (shut && matched + shut >= rules.minMatched && (named || (matched + shut >= rules.nearlyWhole && opensUnnamed()))) {
           const at = pyFind(flat, chunk.slice(0, shut), pos);
           if (at !== -1 && !cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)).includes("\n")
               && (named || (flat.slice(at + shut, at + shut + 1) !== "." && !atLineEnd(cleaned, origin.get(at + shut - 1) + 1)))
