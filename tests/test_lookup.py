@@ -985,6 +985,18 @@ def test_a_value_in_typographic_quotes_ends_the_message():
     assert top(m, "Error 400 Unsupported chat content part type: \u2019file\u2019") == "e0"
 
 
+def test_a_first_sentence_in_a_cjk_quote_ends_where_the_quote_closes():
+    """A Japanese or Chinese title quotes the message in corner brackets: 「...」 ends it as '...' does."""
+    m = tiny_matcher(("ValueError", "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
+                                    "when initializing the engine."))
+    for title in ("Qwen3-32B fails with \u201cNo available memory for the cache blocks\u201d",
+                  "vLLMで\u300cNo available memory for the cache blocks\u300dエラー",
+                  "vLLM \u62a5\u9519\u300eNo available memory for the cache blocks\u300f"):
+        assert top(m, title) == "e0", title
+    # the closing bracket must be there: other words after the sentence are no cut
+    assert top(m, "vLLMで\u300cNo available memory for the cache blocks on H20 \u3068\u3044\u3046\u30a8\u30e9\u30fc") is None
+
+
 def test_a_message_cut_with_an_ellipsis_is_cut_not_followed_by_its_full_stop():
     m = tiny_matcher(("ValueError", "The {prompt_type} prompt (length {prompt_len}) is longer than the maximum model length of {max_len}."))
     assert top(m, "ValueError: The decoder prompt (length 4926) is longer than ...") == "e0"

@@ -1386,7 +1386,7 @@ def _at_line_end(text: str, position: int) -> bool:
 
 
 # what ends a message quoted in JSON, a repr or a pydantic wrapper (quotes made typographic too)
-CLOSERS = "'\"`)]}[\\\u2018\u2019\u201c\u201d"
+CLOSERS = "'\"`)]}[\\\u2018\u2019\u201c\u201d\u300d\u300f"  # (and the corner brackets that close a CJK quote)
 OPENING_QUOTES = "'\"`\u2018\u2019\u201c\u201d"  # ... a quote among them, unless a word follows it
 
 
