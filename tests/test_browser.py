@@ -195,6 +195,7 @@ EDGE_PASTES = {
     "a title quoting a first sentence that ends with a unit in brackets": (
         "[Bug]: Free memory on device (7.34/139.72 GiB) on startup is less than desired GPU memory utilization (0.9, 125.75 GiB) with 2 GPUs"),
     "an untyped title quoting a long first sentence": "max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next",
+    "a vLLM warning after a bare Error:": "Error: Tensor parallel size (16) exceeds available GPUs (8) when serving Qwen3-32B",
     "a first sentence in a Japanese title's corner brackets": "vLLMで「No available memory for the cache blocks」エラー",
     "an untyped first sentence then a sentence of the paste's own": (
         "max_num_seqs (256) exceeds available Mamba cache blocks (128). My server then stopped and I could not find out why."),
@@ -1044,6 +1045,7 @@ SMALL_INDEX_ERRORS = [
      "utilization ({util}, {want} GiB). Decrease GPU memory utilization.", "vllm/v1/worker/utils.py", "request_memory", "raise"),
     ("c000000000000011", "ValueError", "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
      "initializing the engine.", "vllm/v1/core/kv_cache_utils.py", "check_enough_kv_cache_memory", "raise"),
+    ("c000000000000012", "ERROR", "Error in {name}: {e}", "vllm/distributed/c.py", "run", "log"),
 ]
 SMALL_INDEX_PASTES = {
     "a message grown past the one the frame names": (
@@ -1088,6 +1090,9 @@ SMALL_INDEX_PASTES = {
     "the same, then a sentence of the paste's own": (
         "Free memory on device (7.34/139.72 GiB) on startup is less than desired GPU memory utilization (0.9, 125.75 GiB). "
         "My server then stopped.", "c000000000000010 partial"),
+    "a word that runs on past vLLM's word before a value": (
+        "Error: Error Internal (cutlass_kernel_file_gemm_grouped_sm120_M128_BS_group2.generated.cu:60)", None),
+    "vLLM's word before a value, then the value": ("Error: Error in cutlass_grouped_gemm: status 60", "c000000000000012"),
 }
 
 

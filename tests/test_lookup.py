@@ -468,6 +468,22 @@ def test_a_logged_message_is_no_exceptions_message():
     assert [x.error.id for x in matches] == ["e1"]
     assert top(m, "RuntimeError: Failed to load the weights") is None
     assert top(m, "ERROR 01-02 03:04:05 [adapters.py:113] Failed to load score_weights.pt") == "e0"
+    # a bare "Error:" is no exception type (Python has no class of that name): a user's or a CLI's word for it
+    assert top(m, "Error: Failed to load score_weights.pt") == "e0"
+    warned = tiny_matcher(("WARNING", "Tensor parallel size ({world_size}) exceeds available GPUs ({available_gpus}). This may result "
+                                      "in Ray placement group allocation failures.", "log"))
+    assert top(warned, "Error: Tensor parallel size (16) exceeds available GPUs (8) when serving Qwen3-32B") == "e0"
+    assert top(warned, "ValueError: Tensor parallel size (16) exceeds available GPUs (8) when serving Qwen3-32B") is None
+
+
+def test_a_word_before_a_value_does_not_run_on_in_the_paste():
+    """"Error in {name}: {e}" has a space after "in": "Error Internal (...:60)" is another word."""
+    m = tiny_matcher(("ERROR", "Error in {name}: {e}", "log"))
+    assert top(m, "Error: Error Internal (cutlass_kernel_file_gemm_grouped_sm120.generated.cu:60)") is None
+    assert top(m, "Error: Error in cutlass_kernel_file_gemm_grouped_sm120.generated.cu: 60") == "e0"
+    # a word found after a value may be found first inside another word; the walk's later find is not judged so
+    cast = tiny_matcher(("WARNING", "Casting {src} to {dst}.", "log"))
+    assert top(cast, "WARNING: Casting torch.bfloat16 to torch.float16.") == "e0"
 
 def test_a_message_raised_in_another_packages_frame_is_not_vllms():
     """vLLM once copied transformers' rope_scaling check: the frame says who raised it."""

@@ -318,7 +318,7 @@ SNAPSHOT_VERSION = 7
 SHOWN_LINE_CHARS = 200  # of the line a `message-not-in-vllm` answer judged: its prefix names the program
 
 
-EXCEPTION_PREFIX = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception)(?:\(\w+\))?:\s*$")  # also in the browser
+EXCEPTION_PREFIX = re.compile(r"^\s*(?:[\w.]+\.)?(?:\w+Error|\w*Exception)(?:\(\w+\))?:\s*$")  # also in the browser
 
 
 def _after_exception_type(cleaned: str, start: int) -> bool:
@@ -1178,6 +1178,8 @@ class Matcher:
         if (entry.literal < MIN_MATCHED and not truncated and owners[-1] == len(entry.holes)
                 and _word_goes_on(cleaned, origin[end - 1] + 1, self.errors[entry.error].template)):
             return None  # a few words whose last the paste makes longer: "unexpected error" is not in "unexpected errors"
+        if _word_glued_to_value(entry, bounds, origin, cleaned, entry.form or self.errors[entry.error].template):
+            return None
         values, spans = self._values(entry, bounds, origin, cleaned)
         return Match(
             error=self.errors[entry.error],
@@ -1620,6 +1622,31 @@ def _sentence_ends(chunk: str, common: int) -> bool:
 
 def _ends_a_sentence(char: str) -> bool:
     return char.isalpha() or char in ")]"
+
+
+@functools.lru_cache(maxsize=4096)
+def _spaced_before_hole(template: str) -> tuple[bool, ...]:
+    """For each literal segment: whether it ends with a word, then a space, before its hole."""
+    segments, holes = split_template(template)
+    return tuple(i < len(holes) and seg[-1:] in (" ", "\t") and _ascii_alnum(seg.rstrip(" \t")[-1:] or " ")
+                 for i, seg in enumerate(segments))
+
+
+def _word_glued_to_value(entry: Entry, bounds, origin: Origin, cleaned: str, template: str) -> bool:
+    """Whether a word that ends vLLM's words before a value, a space apart in its message ("Error
+    in {name}"), runs on in the paste ("Error Internal (cutlass_...)"): the paste's word is
+    another, longer one. Only for words found where the walk expects them (a chunk after a
+    value is found at its first place, which a later one may correct: "to" in "torch")."""
+    spaced = _spaced_before_hole(template)
+    chunks, owners = entry.chunks, entry.segment_of
+    for i, b in enumerate(bounds):
+        if (b is None or b[1] - b[0] != len(chunks[i]) or not spaced[owners[i]]
+                or i + 1 < len(chunks) and owners[i + 1] == owners[i] or i > 0 and owners[i - 1] != owners[i]):
+            continue
+        after = origin[b[1] - 1] + 1
+        if after < len(cleaned) and _ascii_alnum(cleaned[after]) and _ascii_alnum(cleaned[after - 1]):
+            return True
+    return False
 
 
 def _opens_unnamed(cleaned: str, start: int, first: int, opening_owner: int) -> bool:

@@ -2075,6 +2075,8 @@
       // match.py: a few words whose last the paste makes longer ("unexpected error" is not in "unexpected errors")
       if (entry.literal < rules.minMatched && !truncated && owners[owners.length - 1] === entry.holes.length &&
           wordGoesOn(cleaned, origin.get(end - 1) + 1, this.errors[entry.error].template)) return null;
+      // match.py: a word before a value, a space apart in vLLM's message, that runs on in the paste ("Error Internal")
+      if (wordGluedToValue(entry, bounds, origin, cleaned, entry.form || this.errors[entry.error].template)) return null;
       const [values, spans] = this.values(entry, bounds, origin, cleaned);
       return new Match(rules, this.errors[entry.error], {
         values,
@@ -2457,6 +2459,34 @@
   /** match.py _capital_lowered(): the template opens with a capitalised word that the paste writes small. */
   function capitalLowered(text, position, template) {
     return /^[A-Z][a-z]/.test(template) && text.slice(position, position + 1) === template[0].toLowerCase();
+  }
+
+  /** match.py _spaced_before_hole(): per literal segment, whether it ends with a word, then a space, before its hole. */
+  const spacedCache = new Map();
+  function spacedBeforeHole(template) {
+    let spaced = spacedCache.get(template);
+    if (spaced === undefined) {
+      const [segments, holes] = splitTemplate(toSlots(template));
+      spaced = segments.map((seg, i) => i < holes.length && (seg.endsWith(" ") || seg.endsWith("\t"))
+        && /^[A-Za-z0-9]$/.test(seg.replace(/[ \t]+$/, "").slice(-1)));
+      spacedCache.set(template, spaced);
+    }
+    return spaced;
+  }
+
+  /** match.py _word_glued_to_value(): a word before a value that runs on in the paste ("Error Internal" is no "Error in {name}"). */
+  function wordGluedToValue(entry, bounds, origin, cleaned, template) {
+    const spaced = spacedBeforeHole(template);
+    const chunks = entry.chunks;
+    const owners = entry.segmentOf;
+    for (let i = 0; i < bounds.length; i++) {
+      const b = bounds[i];
+      if (b === null || b[1] - b[0] !== chunks[i].length || !spaced[owners[i]]
+          || (i + 1 < chunks.length && owners[i + 1] === owners[i]) || (i > 0 && owners[i - 1] !== owners[i])) continue;
+      const after = origin.get(b[1] - 1) + 1;
+      if (after < cleaned.length && /^[A-Za-z0-9]$/.test(cleaned[after]) && /^[A-Za-z0-9]$/.test(cleaned[after - 1])) return true;
+    }
+    return false;
   }
 
   function wordGoesOn(cleaned, position, template) {
