@@ -195,6 +195,8 @@ EDGE_PASTES = {
     "a title quoting a first sentence that ends with a unit in brackets": (
         "[Bug]: Free memory on device (7.34/139.72 GiB) on startup is less than desired GPU memory utilization (0.9, 125.75 GiB) with 2 GPUs"),
     "an untyped title quoting a long first sentence": "max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next",
+    "a title with two tags": "[Bug][V1]: ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next",
+    "a title with two tags, no type": "[Bug] [gpt-oss-120b]: No available memory for the cache blocks on H20",
     "a vLLM warning after a bare Error:": "Error: Tensor parallel size (16) exceeds available GPUs (8) when serving Qwen3-32B",
     "a first sentence in a Japanese title's corner brackets": "vLLMで「No available memory for the cache blocks」エラー",
     "an untyped first sentence then a sentence of the paste's own": (

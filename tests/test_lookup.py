@@ -662,10 +662,14 @@ def test_an_issue_titles_tag_stands_for_the_type_where_a_title_quotes_a_first_se
     m = tiny_matcher(("ValueError", "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
                                    "when initializing the engine."))
     for paste in ("[Usage]: No available memory for the cache blocks. on H20",
-                  "[Bug] No available memory for the cache blocks on H20"):
+                  "[Bug] No available memory for the cache blocks on H20",
+                  "[Bug][V1]: No available memory for the cache blocks on H20",  # more tags after the first
+                  "[Bug] [gpt-oss-120b]: No available memory for the cache blocks on H20"):
         matches, _ = m.lookup(paste)
         assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact", paste
     assert all(x.verdict != "exact" for x in m.lookup("Sadly: No available memory for the cache blocks. on H20")[0])
+    # a log prefix is no tag: the first tag is words
+    assert all(x.verdict != "exact" for x in m.lookup("[rank0]: No available memory for the cache blocks on H20")[0])
 
 
 def test_a_title_quoting_a_first_sentence_that_ends_with_a_number_or_a_unit_in_brackets():
@@ -1882,6 +1886,7 @@ def test_an_issue_titles_tag_before_an_exception_leaves_it_an_exception_line():
     the tag is the paste's last exception, told as one (not as a line of words)."""
     assert last_exception("[Usage]: zmq.error.ZMQError: Operation not supported") == (0, "ZMQError")
     assert last_exception("[Bug] KeyError: 'x'") == (0, "KeyError")
+    assert last_exception("[Bug][V1]: KeyError: 'x'") == (0, "KeyError")
     assert last_exception("[see the log below, it is long] ValueError: x") is None  # words, no tag
     m = tiny_matcher(("ValueError", "max_model_len must be positive"))
     assert m.lookup("[Usage]: zmq.error.ZMQError: Operation not supported")[1]["id"] == "exception-not-in-vllm"

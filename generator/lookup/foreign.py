@@ -132,7 +132,7 @@ WRAPPER = re.compile(r"root cause|see (?:the )?(?:stack trace|above|logs?|error)
 # Also the exception as its repr, a line of its own: V0's engine logged ``repr(e)`` above the
 # traceback ("AttributeError(\"'X' object has no attribute 'pooler'\")").
 # (after an issue title's tag, if any: "[Usage]: zmq.error.ZMQError: Operation not supported")
-EXCEPTION_LINE = re.compile(r"^(?:\[[A-Za-z][A-Za-z /-]{0,20}\]:?[ \t]*)?(?:[\w.]+\.)?(\w*(?:Error|Exception|Exit|Interrupt|Warning)|AssertionError)(?:\((\w+)\))?(?::\s?(.*)|\(([\"'])(.*)\4\))?$")
+EXCEPTION_LINE = re.compile(r"^(?:\[[A-Za-z][A-Za-z /-]{0,20}\](?:[ \t]*\[[A-Za-z][\w ./-]{0,30}\])*:?[ \t]*)?(?:[\w.]+\.)?(\w*(?:Error|Exception|Exit|Interrupt|Warning)|AssertionError)(?:\((\w+)\))?(?::\s?(.*)|\(([\"'])(.*)\4\))?$")
 FRAME = re.compile(r'File "([^"]+)", line (\d+), in ([\w<>.]+)')
 
 

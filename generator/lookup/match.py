@@ -64,7 +64,8 @@ ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
 USER_CUT = re.compile(r"[^\n]*(?:\.\.\.|\u2026)[ \t]*\Z")
 # An issue title's tag where a message opens ("[Usage]: No available memory for the cache blocks. on H20"):
 # where a title quotes vLLM's first sentence, the tag stands where its exception type would
-ISSUE_TAG = re.compile(r"[ \t]*\[[A-Za-z][A-Za-z /-]{0,20}\]:?[ \t]*\Z")
+# (more tags may follow the first, with digits, dots and dashes too: "[Bug][V1]: ", "[Bug] [gpt-oss-120b]: ")
+ISSUE_TAG = re.compile(r"[ \t]*\[[A-Za-z][A-Za-z /-]{0,20}\](?:[ \t]*\[[A-Za-z][\w ./-]{0,30}\])*:?[ \t]*\Z")
 # the exception types pydantic reports as "Value error, <message>" (ValueError and vLLM's subclass)
 PYDANTIC_VALUE_ERRORS = ("valueerror", "vllmvalidationerror")
 # an exception type named in vLLM's package, right before the message ("vllm.exceptions.VLLMValidationError: ")
