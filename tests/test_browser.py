@@ -195,6 +195,7 @@ EDGE_PASTES = {
     "a title quoting a first sentence that ends with a unit in brackets": (
         "[Bug]: Free memory on device (7.34/139.72 GiB) on startup is less than desired GPU memory utilization (0.9, 125.75 GiB) with 2 GPUs"),
     "an untyped title quoting a long first sentence": "max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next",
+    "a title's full-width colon after the type": "ValueError\uff1aNo available memory for the cache blocks on H20",
     "a title with two tags": "[Bug][V1]: ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next",
     "a title with two tags, no type": "[Bug] [gpt-oss-120b]: No available memory for the cache blocks on H20",
     "a vLLM warning after a bare Error:": "Error: Tensor parallel size (16) exceeds available GPUs (8) when serving Qwen3-32B",
@@ -250,6 +251,7 @@ CLEAN_CASES = [
     "&#xD800; &#55296; &#x10FFFF; &#xFDD0; &#13;x &amp;amp; &#00000065; &#x00000041;",
     '{\\"message\\": \\"a\\\\nb\\"}',
     "\x1b[1;31mValueError: boom\x1b[0m",
+    "\u62a5\u9519ValueError\uff1aNo available memory\n\u6a21\u578b\uff1aQwen3\nvllm.errors.XError\uff1a\u3000x",
     "[0m text a[31mb é[0m ][0m",
     "🚀 ERROR 11-18 18:07:28 [core.py:1] ValueError: x 😀",
     "INFO 11-18 18:07:28 [core.py:1] chatter\nValueError: real\nDEBUG 11-18 18:07:28 [x.py:2] Error kept",

@@ -155,6 +155,17 @@ def test_a_web_pages_no_break_spaces_are_spaces():
     assert top(Matcher(errors, [[]]), paste.replace(" ", "\u00a0")) == "e0"
 
 
+def test_a_full_width_colon_after_a_type_is_a_colon():
+    """A Chinese or Japanese keyboard types "：" after an exception's type in an issue's title."""
+    assert clean_paste("报错ValueError：No available memory") == "报错ValueError: No available memory"
+    assert clean_paste("torch.OutOfMemoryError：　CUDA out of memory") == "torch.OutOfMemoryError: CUDA out of memory"
+    assert clean_paste("模型：Qwen3") == "模型：Qwen3"  # after other words it stays
+    m = tiny_matcher(("ValueError", "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
+                                    "when initializing the engine."))
+    matches, _ = m.lookup("ValueError：No available memory for the cache blocks on H20")
+    assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact"
+
+
 def test_lines_a_terminal_cut_at_its_width_are_joined_again():
     """tmux's copy mode keeps the cuts a terminal made at its width: the message is whole again."""
     whole = ["WARNING 08-15 21:06:16 config.py:1514] Casting torch.bfloat16 to torch.float16.",

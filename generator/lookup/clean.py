@@ -70,6 +70,9 @@ SHOWN_CR = re.compile(r"\^M(?=\r?\n|$)")
 # ('File “/x/vllm/config.py”, line 5, in f'): its quotes made straight again, so that it is
 # read as a frame (the squashed message folds quote styles anyway).
 TYPOGRAPHIC_FRAME = re.compile(r'File [\u201c\u201d\u201e]([^\u201c\u201d"\n]+)[\u201c\u201d], line')
+# A full-width colon after an exception's type, as a Chinese or Japanese keyboard types it in an
+# issue's title ("ValueError：No available memory ..."): the type and its colon as Python prints them.
+FULL_WIDTH_TYPE_COLON = re.compile(r"(?<![A-Za-z0-9_.])((?:[A-Za-z_][A-Za-z0-9_.]*)?(?:Error|Exception|Warning))\uff1a[ \t\u3000]*")
 # The no-break spaces a web page's code block is copied with ("&nbsp;" indents, a blog's
 # editor): spaces again, so that frames, log headers and "Type: message" read as printed.
 WEB_SPACE = re.compile("[\u00a0\u2007\u202f]")
@@ -158,6 +161,7 @@ def clean_paste(text: str) -> str:
     text = _SURROGATES.sub(_join_surrogates, text)
     text = TYPOGRAPHIC_FRAME.sub(r'File "\1", line', text)
     text = WEB_SPACE.sub(" ", text)
+    text = FULL_WIDTH_TYPE_COLON.sub(r"\1: ", text)
     text = SHOWN_CR.sub("", text)
     lines = []
     for raw in (record for line in join_hard_wraps(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))

@@ -130,6 +130,7 @@ def rules() -> dict:
             "shared_prefix": _source(clean.SHARED_PREFIX),
             "chatter_keep": _source(clean.CHATTER_KEEP),
             "web_space": _source(clean.WEB_SPACE),
+            "full_width_type_colon": _source(clean.FULL_WIDTH_TYPE_COLON),
             "access_log": _source(clean.ACCESS_LOG),
             "log_header": _source(match.LOG_HEADER),
             "refused_request": _source(clean.REFUSED_REQUEST),

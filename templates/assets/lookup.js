@@ -889,6 +889,7 @@
       flatFrame: pyRegex(patterns.flat_frame, "", "g"),
       typographicFrame: pyRegex(patterns.typographic_frame, "", "g"),
       webSpace: pyRegex(patterns.web_space, "", "g"),
+      fullWidthTypeColon: pyRegex(patterns.full_width_type_colon, "", "g"),
       shownCr: pyRegex(patterns.shown_cr, "", "g"),
       dockerJsonLog: pyRegex(patterns.docker_json_log, "", "g"),
       nativeLogLine: pyRegex(patterns.native_log_line, "", "y"),
@@ -1398,6 +1399,8 @@
       text = text.replace(rules.typographicFrame, 'File "$1", line');
       // clean.py's WEB_SPACE: a web page's no-break spaces are spaces
       text = text.replace(rules.webSpace, " ");
+      // clean.py's FULL_WIDTH_TYPE_COLON: "ValueError：" typed on a Chinese or Japanese keyboard
+      text = text.replace(rules.fullWidthTypeColon, "$1: ");
       // clean.py's SHOWN_CR: a pager's "^M" at a line's end
       text = text.replace(rules.shownCr, "");
       const lines = [];
