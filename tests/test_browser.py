@@ -251,6 +251,7 @@ CLEAN_CASES = [
     "&#xD800; &#55296; &#x10FFFF; &#xFDD0; &#13;x &amp;amp; &#00000065; &#x00000041;",
     '{\\"message\\": \\"a\\\\nb\\"}',
     "\x1b[1;31mValueError: boom\x1b[0m",
+    "Dec  1 10:00:00 gpu-host vllm[1234]: ValueError: boom\nDec 01 10:00:00 h python3.12[88]: (EngineCore_DP0 pid=3) x",
     "\u62a5\u9519ValueError\uff1aNo available memory\n\u6a21\u578b\uff1aQwen3\nvllm.errors.XError\uff1a\u3000x",
     "[0m text a[31mb é[0m ][0m",
     "🚀 ERROR 11-18 18:07:28 [core.py:1] ValueError: x 😀",

@@ -53,6 +53,8 @@ def top(matcher: Matcher, text: str) -> str | None:
         "\x1b[1;31mValueError: boom\x1b[0m",
         "2025-06-05T16:30:08.123456789Z stderr F ValueError: boom",  # a container runtime's log file (CRI)
         "2024-12-19 21:40:35 ERROR 56542 [async_llm_engine.py:64] ValueError: boom",  # another format: a pid, not a date
+        "Dec  1 10:00:00 gpu-host vllm[1234]: ValueError: boom",  # syslog, journalctl: a service systemd runs
+        "Dec 01 10:00:00 gpu-host python3.12[88]: (EngineCore_DP0 pid=316) ValueError: boom",
     ],
 )
 def test_log_prefixes_are_removed(line):

@@ -47,6 +47,9 @@ LINE_PREFIXES = [
     # file and line: "ERROR 56542 [async_llm_engine.py:64] "
     re.compile(r"^\s*(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:[^\s\[\]]+\s+){1,3}\[[\w.-]+\.py:\d+\]\s?"),
     re.compile(r"^\s*\[[^\]\s]+\.py:\d+\]\s?"),  # a bare "[core.py:710] "
+    # syslog's and journalctl's header: the time, the host, the program and its process id
+    # ("Dec 01 10:00:00 gpu-host vllm[1234]: ", a service systemd runs)
+    re.compile(r"^\s*[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:\d\d:\d\d\s+[\w.-]+\s+[\w./@-]+\[\d+\]:\s?"),
     # a timestamp; in a container runtime's own log files (CRI) its stream and tag follow:
     # "2025-06-05T16:30:08.123456789Z stderr F "
     re.compile(r"^\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s*(?:(?:stdout|stderr) [FP] )?(?:[|-]\s*)?"),
