@@ -886,6 +886,8 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
                   "spec.rayClusterConfig.headGroupSpec.headService.metadata.name should not be set",
                   # a native crash handler's report of a signal
                   "python scripts/infer.py failed with Caught signal 8 (Floating point exception: integer divide by zero)",
+                  # ... and the C++ runtime's, of an exception no code caught
+                  "terminate called after throwing an instance of 'std::bad_array_new_length'",
                   # another program's logger warning: lighteval's
                   "[2025-03-25 09:04:12,277] [ WARNING]: context_size + max_new_tokens=33238 which is greater than "
                   "self.max_length=32768. Truncating context to 0 tokens. (vllm_model.py:272)"):
