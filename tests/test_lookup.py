@@ -1209,6 +1209,18 @@ def test_each_foreign_error_is_told_by_its_own_examples(history_matcher):
     assert not wrong, "\n".join(wrong)
 
 
+def test_a_404_from_another_server_than_the_hub_is_no_missing_repository():
+    """requests writes "404 Client Error: Not Found for url: ..." for any server: only the Hub's
+    (or a mirror's) URL makes it a missing model repository."""
+    m = tiny_matcher(("ValueError", "max_model_len must be positive"))
+    docker = "requests.exceptions.HTTPError: 404 Client Error: Not Found for url: http+docker://localhost/v1.47/containers/create?name=x"
+    assert m.lookup(docker)[1]["id"] == "http-status-without-reason"
+    for hub in ("requests.exceptions.HTTPError: 404 Client Error: Not Found for url: https://huggingface.co/api/models/a/b/revision/main",
+                "requests.exceptions.HTTPError: 404 Client Error: Not Found for url: https://hf-mirror.com/api/models/a/b",
+                "huggingface_hub.utils._errors.RepositoryNotFoundError: 404 Client Error. (Request ID: Root=1-abc)"):
+        assert m.lookup(hub)[1]["id"] == "huggingface-repository-not-found", hub
+
+
 def test_lookup_command_json(tmp_path, corpus_bundle, session_cache):
     text = "ValueError: Total number of attention heads (28) must be divisible by tensor parallel size (8)."
     result = subprocess.run(
