@@ -489,6 +489,17 @@ def test_a_logged_message_is_no_exceptions_message():
     assert top(warned, "ValueError: Tensor parallel size (16) exceeds available GPUs (8) when serving Qwen3-32B") is None
 
 
+def test_a_message_that_opens_with_a_value_does_not_take_the_exception_type_for_it():
+    """"{label}: expected {typ}, got {val}" (v0.26's session protocol) fits "AssertionError:
+    Expected kv_cache to have 4 dims, got 5" with the type as its label: the type is no value."""
+    m = tiny_matcher(("ValueError", "{label}: expected {typ.__name__}, got {type(val).__name__}"),
+                     ("AssertionError", "Expected kv_cache to have 4 dims, got {tuple(kv_cache.shape)}"))
+    for paste in ("AssertionError: Expected kv_cache to have 4 dims, got (2, 16, 8)",
+                  "[Bug]: AssertionError: Expected kv_cache to have 4 dims, got (2, 16, 8) on H100"):
+        assert [x.error.id for x in m.lookup(paste)[0]][:1] == ["e1"], paste
+    assert top(m, "ValueError: session_id: expected int, got str") == "e0"  # a label of its own
+
+
 def test_a_word_before_a_value_does_not_run_on_in_the_paste():
     """"Error in {name}: {e}" has a space after "in": "Error Internal (...:60)" is another word."""
     m = tiny_matcher(("ERROR", "Error in {name}: {e}", "log"))

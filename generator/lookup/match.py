@@ -319,7 +319,8 @@ SNAPSHOT_VERSION = 7
 SHOWN_LINE_CHARS = 200  # of the line a `message-not-in-vllm` answer judged: its prefix names the program
 
 
-EXCEPTION_PREFIX = re.compile(r"^\s*(?:[\w.]+\.)?(?:\w+Error|\w*Exception)(?:\(\w+\))?:\s*$")  # also in the browser
+# (after an issue title's tag, if any, as EXCEPTION_LINE reads it: "[Bug]: AssertionError: ")
+EXCEPTION_PREFIX = re.compile(r"^\s*(?:\[[A-Za-z][A-Za-z /-]{0,20}\](?:[ \t]*\[[A-Za-z][\w ./-]{0,30}\])*:?[ \t]*)?(?:[\w.]+\.)?(?:\w+Error|\w*Exception)(?:\(\w+\))?:\s*$")  # also in the browser
 
 
 def _after_exception_type(cleaned: str, start: int) -> bool:
@@ -1181,6 +1182,8 @@ class Matcher:
             return None  # a few words whose last the paste makes longer: "unexpected error" is not in "unexpected errors"
         if _word_glued_to_value(entry, bounds, origin, cleaned, entry.form or self.errors[entry.error].template):
             return None
+        if first == 0 and owners[0] > 0 and chunks[0][:1] == ":" and _after_exception_type(cleaned, origin[begin] + 1):
+            return None  # its opening value would be the paste's exception type: "AssertionError: Expected ..., got 5" is no "{label}: expected {typ}, got {val}"
         values, spans = self._values(entry, bounds, origin, cleaned)
         return Match(
             error=self.errors[entry.error],

@@ -2080,6 +2080,8 @@
           wordGoesOn(cleaned, origin.get(end - 1) + 1, this.errors[entry.error].template)) return null;
       // match.py: a word before a value, a space apart in vLLM's message, that runs on in the paste ("Error Internal")
       if (wordGluedToValue(entry, bounds, origin, cleaned, entry.form || this.errors[entry.error].template)) return null;
+      // match.py: an opening value that would be the paste's exception type ("AssertionError: Expected ..., got 5")
+      if (first === 0 && owners[0] > 0 && entry.chunks[0][0] === ":" && this.afterExceptionType(cleaned, origin.get(begin) + 1)) return null;
       const [values, spans] = this.values(entry, bounds, origin, cleaned);
       return new Match(rules, this.errors[entry.error], {
         values,
