@@ -199,6 +199,7 @@ EDGE_PASTES = {
     "a title with two tags": "[Bug][V1]: ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next",
     "a title with two tags, no type": "[Bug] [gpt-oss-120b]: No available memory for the cache blocks on H20",
     "an exception type where a message opens with a value": "AssertionError: Expected kv_cache to have 4 dims, got (2, 16, 8)",
+    "a template of only common grams": "KeyError: Tool 'get_weather' is not supported",
     "a vLLM warning after a bare Error:": "Error: Tensor parallel size (16) exceeds available GPUs (8) when serving Qwen3-32B",
     "a first sentence in a Japanese title's corner brackets": "vLLMで「No available memory for the cache blocks」エラー",
     "an untyped first sentence then a sentence of the paste's own": (

@@ -500,6 +500,18 @@ def test_a_message_that_opens_with_a_value_does_not_take_the_exception_type_for_
     assert top(m, "ValueError: session_id: expected int, got str") == "e0"  # a label of its own
 
 
+def test_a_template_of_only_common_grams_is_still_a_candidate():
+    """"Tool '{tool_name}' is not supported": "supported" is in more templates than a gram
+    tells anything about, and "Tool" is shorter than a gram: it is tried on every paste."""
+    from generator.lookup.match import STOP_GRAM_ENTRIES
+
+    many = [("ValueError", f"Feature number {i} is not supported") for i in range(STOP_GRAM_ENTRIES + 1)]
+    m = tiny_matcher(*many, ("KeyError", "Tool '{tool_name}' is not supported"))
+    tool = f"e{len(many)}"
+    assert top(m, "KeyError: Tool 'get_weather' is not supported") == tool
+    assert top(m, "Tool 'get_weather' is not supported") == tool
+
+
 def test_a_word_before_a_value_does_not_run_on_in_the_paste():
     """"Error in {name}: {e}" has a space after "in": "Error Internal (...:60)" is another word."""
     m = tiny_matcher(("ERROR", "Error in {name}: {e}", "log"))

@@ -531,6 +531,10 @@ class Matcher:
         for gram, entries in list(self.index.items()):
             if len(entries) > STOP_GRAM_ENTRIES:
                 del self.index[gram]
+        # A template all of whose grams were too common to keep ("Tool '{tool_name}' is not
+        # supported": "supported" is in hundreds) is found by none: it is tried on every paste.
+        indexed = set(chain.from_iterable(self.index.values()))
+        self.short += [number for number, entry in enumerate(self.entries) if entry.grams and number not in indexed]
         self.entry_grams = [e.grams for e in self.entries]
         self._set_up(errors, [e.id for e in errors], groups or {}, revisions or [], site_url,
                      list(foreign_errors() if foreign is None else foreign), paths, raise_lines)

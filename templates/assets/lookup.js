@@ -1154,6 +1154,12 @@
       for (const [gram, entries] of this.index) {
         if (entries.length > rules.stopGramEntries) this.index.delete(gram);
       }
+      // match.py: a template all of whose grams were too common to keep is tried on every paste
+      const indexed = new Set();
+      for (const list of this.index.values()) for (const n of list) indexed.add(n);
+      this.entries.forEach((entry, number) => {
+        if (entry.grams && !indexed.has(number)) this.short.push(number);
+      });
       this.revisions = (index.revisions || []).slice();
       this.paths = new Map(Object.entries(index.paths || {}));
       // one result per problem: error id -> its problem's current error id (index.problem_groups)
