@@ -211,6 +211,8 @@ EDGE_PASTES = {
         "RuntimeError: The NVIDIA driver on your system is too old (found version 11080). Please update your GPU driver\n"
         '  File "/x/site-packages/vllm/entrypoints/openai/api_server.py", line 230, in build_async_engine_client_from_engine_args\n'
         "    raise RuntimeError(\nRuntimeError: Engine process failed to start. See stack trace for the root cause."),
+    "the operating system's refusal": "get_mempolicy: Operation not permitted",
+    "glog's warning of a native program": "W0304 23:43:37.274643 1 model_lifecycle.cc:108] ignore version directory '.ipynb_checkpoints'",
     "the C++ runtime's terminate line": "terminate called after throwing an instance of 'std::bad_array_new_length'",
     "a crash handler's signal line": "python scripts/vllm_infer.py failed: Caught signal 8 (Floating point exception: integer divide by zero)",
     "a statement of what should not be": "spec.rayClusterConfig.headGroupSpec.headService.metadata.name should not be set",

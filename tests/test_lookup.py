@@ -911,6 +911,10 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
                   "python scripts/infer.py failed with Caught signal 8 (Floating point exception: integer divide by zero)",
                   # ... and the C++ runtime's, of an exception no code caught
                   "terminate called after throwing an instance of 'std::bad_array_new_length'",
+                  # the operating system's refusal, and glog's warning of a native program (Triton's server)
+                  "get_mempolicy: Operation not permitted",
+                  "W0304 23:43:37.274643 1 model_lifecycle.cc:108] ignore version directory '.ipynb_checkpoints' which fails to "
+                  "convert to integral number",
                   # another program's logger warning: lighteval's
                   "[2025-03-25 09:04:12,277] [ WARNING]: context_size + max_new_tokens=33238 which is greater than "
                   "self.max_length=32768. Truncating context to 0 tokens. (vllm_model.py:272)"):
