@@ -198,6 +198,8 @@ EDGE_PASTES = {
     "a title's full-width colon after the type": "ValueError\uff1aNo available memory for the cache blocks on H20",
     "a title with two tags": "[Bug][V1]: ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next",
     "a title with two tags, no type": "[Bug] [gpt-oss-120b]: No available memory for the cache blocks on H20",
+    "another's fewer words where a message opens with a value": 'Qwen3-32B fails with "Pipeline parallelism is not supported yet."',
+    "an issue tag where a message opens with a value": "[Bug]: Expected kv_cache to have 4 dims, got (2, 16, 8)",
     "an exception type where a message opens with a value": "AssertionError: Expected kv_cache to have 4 dims, got (2, 16, 8)",
     "a template of only common grams": "KeyError: Tool 'get_weather' is not supported",
     "a vLLM warning after a bare Error:": "Error: Tensor parallel size (16) exceeds available GPUs (8) when serving Qwen3-32B",

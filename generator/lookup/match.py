@@ -675,7 +675,7 @@ class Matcher:
         # The raising frame does not keep a message that a longer one grew from, where the paste
         # goes on in the longer one's words: "Worker failed with error 'at 1:0:" is the later
         # release's wrapper, though the frame's function raised "Worker failed" in v0.8.0.
-        found = [m for m in found if not any(_grown_past(m, other) if m.frame else _inside_words(m, other) for other in found)]
+        found = [m for m in found if not any(_grown_past(m, other) if m.frame else _inside_words(m, other, cleaned) for other in found)]
         for outer in found:
             # "Worker failed with error '<the real error>'": the inner error is the answer (it
             # may end on the outer's full stop: "... method {method}." around "... soft cap.")
@@ -1570,17 +1570,28 @@ def _same_case(shown: str, template: str) -> bool:
 ASCII_LETTERS = re.compile(r"[A-Za-z]")
 
 
-def _inside_words(match: Match, other: Match) -> bool:
+def _inside_words(match: Match, other: Match, cleaned: str) -> bool:
     """Whether ``match`` starts inside ``other``'s own words (not in one of its values), ``other``
     being a whole message of the paste that starts before it, or a near one (a word reworded)
     that shows OUTWEIGHS times as much: "{mode} is disabled because {reason}." inside "Custom
-    allreduce is disabled because ... P2P test <reworded>. To silence this warning ..."."""
+    allreduce is disabled because ... P2P test <reworded>. To silence this warning ...". Where
+    ``other`` opens with a value and has no word of its own before ``match``, or fewer words
+    than it, the paste's words are ``match``'s: "[Bug]: Expected kv_cache to have 4 dims, got 5"
+    is no "{label}: expected {typ}, got {val}" whose label is "[Bug]"."""
     return (other is not match and other.start <= match.start < other.end
             and (other.start < match.start and other.score >= SURE and other.coverage >= SURE
+                 and not _only_a_value_before(other, match, cleaned)
                  or _nearly_whole(other) and other.matched >= OUTWEIGHS * match.matched
                  or other.start == match.start and _nearly_whole(other) and other.matched > match.matched
                  and _grew_from(other.error.template, match.error.template))
             and not any(a <= match.start < b for a, b in other.value_spans))
+
+
+def _only_a_value_before(other: Match, match: Match, cleaned: str) -> bool:
+    """Whether ``other`` opens with a value (a match starts after it) and shows only punctuation
+    of its own before ``match``, or fewer of its own words than ``match`` does."""
+    return bool(HOLE.match(other.form or other.error.template)) and (
+        other.matched < match.matched or not any(map(_ascii_alnum, cleaned[other.start : match.start])))
 
 
 def _grown_past(match: Match, other: Match) -> bool:

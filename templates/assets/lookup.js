@@ -1695,7 +1695,10 @@
       // paste goes on in the longer one's words (match.py _grown_past)
       const found = readable.filter((m) => m.frame ? !readable.some((other) => grownPast(m, other, rules)) : !readable.some((other) =>
         other !== m && other.start <= m.start && m.start < other.end
-        && ((other.start < m.start && other.score >= rules.sure && other.coverage >= rules.sure)
+        && ((other.start < m.start && other.score >= rules.sure && other.coverage >= rules.sure
+            // match.py _only_a_value_before(): not where the other opens with a value and shows only punctuation before m, or fewer words
+            && !(opensWithHole(other.form || other.error.template, rules)
+              && (other.matched < m.matched || !/[A-Za-z0-9]/.test(cleaned.slice(other.start, m.start)))))
           || (nearlyWhole(other, rules) && other.matched >= rules.outweighs * m.matched)
           || (other.start === m.start && nearlyWhole(other, rules) && other.matched > m.matched
             && grewFrom(other.error.template, m.error.template, rules)))
