@@ -922,6 +922,7 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
                   "terminate called after throwing an instance of 'std::bad_array_new_length'",
                   # the operating system's refusal, and glog's warning of a native program (Triton's server)
                   "get_mempolicy: Operation not permitted",
+                  "This flash attention build does not support tanh softcapping: gemma-2-2b-it on H100 NVL",
                   "W0304 23:43:37.274643 1 model_lifecycle.cc:108] ignore version directory '.ipynb_checkpoints' which fails to "
                   "convert to integral number",
                   # another program's logger warning: lighteval's
