@@ -213,6 +213,7 @@ EDGE_PASTES = {
         "RuntimeError: The NVIDIA driver on your system is too old (found version 11080). Please update your GPU driver\n"
         '  File "/x/site-packages/vllm/entrypoints/openai/api_server.py", line 230, in build_async_engine_client_from_engine_args\n'
         "    raise RuntimeError(\nRuntimeError: Engine process failed to start. See stack trace for the root cause."),
+    "an error body printed over lines": '{\n    "error": {\n        "message": "No text prompt found in messages",\n        "type": "BadRequestError",\n        "code": 400\n    }\n}',
     "a kernel library's refusal in an issue title": "This flash attention build does not support tanh softcapping: gemma-2-2b-it on H100 NVL",
     "the operating system's refusal": "get_mempolicy: Operation not permitted",
     "glog's warning of a native program": "W0304 23:43:37.274643 1 model_lifecycle.cc:108] ignore version directory '.ipynb_checkpoints'",

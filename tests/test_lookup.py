@@ -935,6 +935,10 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
     matches, foreign = m.lookup("2025-09-01 17:15:24.634 | WARNING  | tenacity.after:log_it:44 - Finished call to "
                                 "'x.acompletion_text' after 26.180(s), this was the 1st time calling it.")
     assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["line"].startswith("WARNING  | tenacity")
+    # ... and the message of an error body that a client printed over lines
+    matches, foreign = m.lookup('{\n    "error": {\n        "message": "No text prompt found in messages",\n'
+                                '        "type": "BadRequestError",\n        "param": null,\n        "code": 400\n    }\n}')
+    assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["line"].startswith('"message": "No text prompt')
     for paste in ("all is well, the server started",  # no error reported
                   "the server took its time, then started",
                   "[INFO:swift] loading the model from the local cache dir",  # another program's, but no failure

@@ -360,7 +360,9 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_]
                         # another program's logger warning in its own header ("[WARNING:swift] ...", or
                         # Python's "%(name)s - %(levelname)s - ": "__main__ - WARNING - ...", lighteval's
                         # "[2025-03-25 09:04:12,277] [ WARNING]: ...", loguru's "... | WARNING  | module:fn:44 - ...")
-                        r"|^\[(?:WARNING|WARN):(?!vllm\b)[\w.-]+\]|^(?!vllm\b)[\w.]+ - WARNING - |\[ *WARNING *\]:|\bWARNING +\| ")
+                        r"|^\[(?:WARNING|WARN):(?!vllm\b)[\w.-]+\]|^(?!vllm\b)[\w.]+ - WARNING - |\[ *WARNING *\]:|\bWARNING +\| "
+                        # ... or the message of an error body that a client printed over lines ('"message": "...",')
+                        r'|^[ \t]*"message":[ \t]*"')
 LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone reports nothing
 # A traceback right after the line's end, or after lines the user left out ("...") down to it
 # or to its first frame shown
