@@ -131,8 +131,11 @@ WRAPPER = re.compile(r"root cause|see (?:the )?(?:stack trace|above|logs?|error)
 
 # Also the exception as its repr, a line of its own: V0's engine logged ``repr(e)`` above the
 # traceback ("AttributeError(\"'X' object has no attribute 'pooler'\")").
+# An issue title's tags: the first of words ("[Usage]", not a log's "[rank0]"), more after it
+# with digits, dots and dashes too ("[Bug][V1]", "[Bug] [gpt-oss-120b]")
+ISSUE_TAGS = r"\[[A-Za-z][A-Za-z /-]{0,20}\](?:[ \t]*\[[A-Za-z][\w ./-]{0,30}\])*"
 # (after an issue title's tag, if any: "[Usage]: zmq.error.ZMQError: Operation not supported")
-EXCEPTION_LINE = re.compile(r"^(?:\[[A-Za-z][A-Za-z /-]{0,20}\](?:[ \t]*\[[A-Za-z][\w ./-]{0,30}\])*:?[ \t]*)?(?:[\w.]+\.)?(\w*(?:Error|Exception|Exit|Interrupt|Warning)|AssertionError)(?:\((\w+)\))?(?::\s?(.*)|\(([\"'])(.*)\4\))?$")
+EXCEPTION_LINE = re.compile(r"^(?:" + ISSUE_TAGS + r":?[ \t]*)?(?:[\w.]+\.)?(\w*(?:Error|Exception|Exit|Interrupt|Warning)|AssertionError)(?:\((\w+)\))?(?::\s?(.*)|\(([\"'])(.*)\4\))?$")
 FRAME = re.compile(r'File "([^"]+)", line (\d+), in ([\w<>.]+)')
 
 
@@ -342,11 +345,11 @@ UNMATCHED_LINE_REASON = "no message of vLLM's, in any release covered, reads lik
 UNMATCHED_LINE_SOURCE = "another program"
 # What makes a line an error report: an exception type's ending, words that report a failure
 # ("error", "failed", "cannot", "not found", "does not exist", "timed out", "not ready", "crashed",
-# "died", "exited with", "mismatch", "not supported", "does not support", "unexpected", "out of memory", "Permission
-# denied", "undefined symbol", a crash handler's "Caught signal 8 (Floating point exception)", the
-# C++ runtime's "terminate called after throwing an instance of 'std::bad_alloc'", the operating
-# system's "Operation not permitted"...), glog's E, F and W severities, or another
-# program's logger warning. ASCII classes: the browser reads the same.
+# "died", "exited with", "mismatch", "not supported", "does not support", "unexpected", "out of
+# memory", "Permission denied", "undefined symbol", a crash handler's "Caught signal 8 (Floating
+# point exception)", the C++ runtime's "terminate called after throwing an instance of
+# 'std::bad_alloc'", the operating system's "Operation not permitted"...), glog's E, F and W
+# severities, or another program's logger warning. ASCII classes: the browser reads the same.
 ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_])(?:error|ERROR|failed|Failed|FAILED|fatal|Fatal|FATAL"
                         r"|[Tt]imed out|does not exist|undefined symbol|Symbol not found|No module named|cannot import name|Permission denied"
                         r"|Segmentation fault|core dumped|terminate called|Floating point exception|[Cc]aught signal|out of resource|[Nn]ot [Ff]ound|[Uu]nable to|[Cc]annot|[Cc]ould not"

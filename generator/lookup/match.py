@@ -35,7 +35,7 @@ from itertools import chain
 from typing import Iterable
 
 from generator.lookup.clean import ANSI, Origin, clean_paste, squash, squash_text, squashes_longer
-from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, LOGGED_ABOVE_TRACEBACK, WRAPPER, ForeignError, foreign_call, foreign_errors,
+from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, ISSUE_TAGS, LOGGED_ABOVE_TRACEBACK, WRAPPER, ForeignError, foreign_call, foreign_errors,
                                       foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
                                       raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID, UNMATCHED_LINE_ID)
 from generator.scan.ids import split_template
@@ -64,8 +64,8 @@ ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
 USER_CUT = re.compile(r"[^\n]*(?:\.\.\.|\u2026)[ \t]*\Z")
 # An issue title's tag where a message opens ("[Usage]: No available memory for the cache blocks. on H20"):
 # where a title quotes vLLM's first sentence, the tag stands where its exception type would
-# (more tags may follow the first, with digits, dots and dashes too: "[Bug][V1]: ", "[Bug] [gpt-oss-120b]: ")
-ISSUE_TAG = re.compile(r"[ \t]*\[[A-Za-z][A-Za-z /-]{0,20}\](?:[ \t]*\[[A-Za-z][\w ./-]{0,30}\])*:?[ \t]*\Z")
+# (more tags may follow the first: "[Bug][V1]: ", "[Bug] [gpt-oss-120b]: ")
+ISSUE_TAG = re.compile(r"[ \t]*" + ISSUE_TAGS + r":?[ \t]*\Z")
 # the exception types pydantic reports as "Value error, <message>" (ValueError and vLLM's subclass)
 PYDANTIC_VALUE_ERRORS = ("valueerror", "vllmvalidationerror")
 # an exception type named in vLLM's package, right before the message ("vllm.exceptions.VLLMValidationError: ")
@@ -320,7 +320,7 @@ SHOWN_LINE_CHARS = 200  # of the line a `message-not-in-vllm` answer judged: its
 
 
 # (after an issue title's tag, if any, as EXCEPTION_LINE reads it: "[Bug]: AssertionError: ")
-EXCEPTION_PREFIX = re.compile(r"^\s*(?:\[[A-Za-z][A-Za-z /-]{0,20}\](?:[ \t]*\[[A-Za-z][\w ./-]{0,30}\])*:?[ \t]*)?(?:[\w.]+\.)?(?:\w+Error|\w*Exception)(?:\(\w+\))?:\s*$")  # also in the browser
+EXCEPTION_PREFIX = re.compile(r"^\s*(?:" + ISSUE_TAGS + r":?[ \t]*)?(?:[\w.]+\.)?(?:\w+Error|\w*Exception)(?:\(\w+\))?:\s*$")  # also in the browser
 
 
 def _after_exception_type(cleaned: str, start: int) -> bool:
@@ -1185,7 +1185,7 @@ class Matcher:
                 and _word_goes_on(cleaned, origin[end - 1] + 1, self.errors[entry.error].template)):
             return None  # a few words whose last the paste makes longer: "unexpected error" is not in "unexpected errors"
         if _word_glued_to_value(entry, bounds, origin, cleaned, entry.form or self.errors[entry.error].template):
-            return None
+            return None  # a word of vLLM's before a value that runs on in the paste: "Error Internal (...)" is no "Error in {name}: {e}"
         if first == 0 and owners[0] > 0 and chunks[0][:1] == ":" and _after_exception_type(cleaned, origin[begin] + 1):
             return None  # its opening value would be the paste's exception type: "AssertionError: Expected ..., got 5" is no "{label}: expected {typ}, got {val}"
         values, spans = self._values(entry, bounds, origin, cleaned)
