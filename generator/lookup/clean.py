@@ -164,7 +164,8 @@ def clean_paste(text: str) -> str:
     text = _SURROGATES.sub(_join_surrogates, text)
     text = TYPOGRAPHIC_FRAME.sub(r'File "\1", line', text)
     text = WEB_SPACE.sub(" ", text)
-    text = FULL_WIDTH_TYPE_COLON.sub(r"\1: ", text)
+    if "\uff1a" in text:  # (a scan that reads every word of a long log otherwise)
+        text = FULL_WIDTH_TYPE_COLON.sub(r"\1: ", text)
     text = SHOWN_CR.sub("", text)
     lines = []
     for raw in (record for line in join_hard_wraps(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))

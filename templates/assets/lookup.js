@@ -1406,7 +1406,7 @@
       // clean.py's WEB_SPACE: a web page's no-break spaces are spaces
       text = text.replace(rules.webSpace, " ");
       // clean.py's FULL_WIDTH_TYPE_COLON: "ValueError：" typed on a Chinese or Japanese keyboard
-      text = text.replace(rules.fullWidthTypeColon, "$1: ");
+      if (text.includes("\uff1a")) text = text.replace(rules.fullWidthTypeColon, "$1: ");
       // clean.py's SHOWN_CR: a pager's "^M" at a line's end
       text = text.replace(rules.shownCr, "");
       const lines = [];
