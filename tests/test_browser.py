@@ -195,6 +195,11 @@ EDGE_PASTES = {
     "a title quoting a first sentence that ends with a unit in brackets": (
         "[Bug]: Free memory on device (7.34/139.72 GiB) on startup is less than desired GPU memory utilization (0.9, 125.75 GiB) with 2 GPUs"),
     "an untyped title quoting a long first sentence": "max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next",
+    "an untyped title quoting a first sentence of 30 letters": "No available memory for the cache blocks when serving Qwen3-32B",
+    "... that goes on in a sentence of its own": "No available memory for the cache blocks on H20. After a restart it works",
+    "... in a log line, its prefix taken off": "vllm-1  | No available memory for the cache blocks when serving Qwen3-32B",
+    "... after a value, words that end its sentence": "This model's maximum context length is 8192 tokens when serving Qwen3-32B",
+    "... and a shorter one": "Engine core initialization failed when serving Qwen3-32B",
     "a title's full-width colon after the type": "ValueError\uff1aNo available memory for the cache blocks on H20",
     "a title with two tags": "[Bug][V1]: ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next",
     "a title with two tags, no type": "[Bug] [gpt-oss-120b]: No available memory for the cache blocks on H20",

@@ -675,10 +675,22 @@ def test_a_title_that_quotes_a_first_sentence_and_goes_on_is_that_message():
                                                              "tokensfoo on my 8 GPUs")[0])
     # the other message's first sentence ends earlier: a title that stops there is that one
     assert top(m, "ValueError: No available memory for the cache on main branch after commit 46f98893") == "e1"
-    # without its type beside it, or cut before the sentence ends, the rest is missing: no exact match
-    for paste in ("No available memory for the cache blocks on main branch after commit 46f98893",
+    # without its type, a sentence of 30 squashed letters or more names it where it opens a title
+    # that goes on in words of no sentence of their own ...
+    matches, _ = m.lookup("No available memory for the cache blocks on main branch after commit 46f98893")
+    assert [x.error.id for x in matches][:1] == ["e0"] and matches[0].verdict == "exact"
+    # ... but not after a sentence of the title's own, nor in a log (vLLM logs its messages whole),
+    # nor cut before the sentence ends: the rest is missing, no exact match
+    for paste in ("No available memory for the cache blocks on main branch. After commit 46f98893 it works",
+                  "[rank0]: No available memory for the cache blocks on main branch after commit 46f98893",
+                  "vllm-1  | No available memory for the cache blocks on main branch after commit 46f98893",
                   "ValueError: No available memory for the GPU on main branch after commit 46f98893"):
         assert all(x.verdict != "exact" for x in m.lookup(paste)[0]), paste
+    # a shorter sentence needs its type or tag ("Failed to load the model config": 27 letters)
+    config = tiny_matcher(("ValueError", "Failed to load the model config. If the model is a custom model not yet available "
+                                         "in the HuggingFace transformers library, consider setting `trust_remote_code=True`."))
+    assert all(x.verdict != "exact" for x in config.lookup("Failed to load the model config when serving Qwen3-32B")[0])
+    assert top(config, "[Bug]: Failed to load the model config when serving Qwen3-32B") == "e0"
 
 
 def test_a_title_quoting_a_first_sentence_that_is_the_first_chunk_whole_without_its_stop():

@@ -72,6 +72,7 @@ PYDANTIC_VALUE_ERRORS = ("valueerror", "vllmvalidationerror")
 VLLM_QUALIFIED = re.compile(r"(?<![\w.])vllm(?:\.\w+)+:[ \t]*\Z")
 SURE = 0.9  # a score from which a match counts as the message itself (not a near miss)
 NEARLY_WHOLE = 40  # squashed characters a near match shows, with OUTWEIGHS times what it lacks, to count as a failure
+UNNAMED_LEAST = 30  # ... and a title's first sentence without type or tag, whose line holds no sentence of its own after it
 OUTWEIGHS = 3  # ... and times a match inside its words shows, to be the reading of those words
 AGREE_BONUS = 15  # squashed characters a type that agrees is worth (or the raising frame)
 FRAME_BONUS = 50  # ... and on top of that, the raising frame
@@ -1055,7 +1056,7 @@ class Matcher:
                 or _at_line_end(cleaned, origin[pos + common - 1] + 1 if pos + common else 0)
             )
             if (not hole and _sentence_ends(chunk, common) and matched + common >= MIN_MATCHED
-                    and (named or matched + common >= NEARLY_WHOLE and chunk[common - 1] != "."
+                    and (named or matched + common >= _unnamed_least(self._cleaned[0], cleaned, origin[start], owners[0], origin[pos + common - 1] + 1) and chunk[common - 1] != "."
                          and _opens_unnamed(cleaned, origin[start], first, owners[0]))
                     and not _word_goes_on(cleaned, origin[pos + common - 1] + 1, chunk[:common])
                     and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole)):
@@ -1068,13 +1069,14 @@ class Matcher:
                 truncated = True
                 break
             shut = (_closers_then_stop(chunk) or _words_then_stop(chunk)) if hole else 0
-            if shut and matched + shut >= MIN_MATCHED and (
-                    named or matched + shut >= NEARLY_WHOLE and _opens_unnamed(cleaned, origin[start], first, owners[0])):
+            at = flat.find(chunk[:shut], pos) if shut else -1
+            if at != -1 and matched + shut >= MIN_MATCHED and (
+                    named or matched + shut >= _unnamed_least(self._cleaned[0], cleaned, origin[start], owners[0], origin[at + shut - 1] + 1)
+                    and _opens_unnamed(cleaned, origin[start], first, owners[0])):
                 # ... or a sentence that ends with a value in brackets ("... Mamba cache blocks (128)
                 # when serving Qwen3-Next"), or with words after a value ("... context length is
                 # 131072 tokens on my GPUs"): the value ends there, on the same line
-                at = flat.find(chunk[:shut], pos)
-                if (at != -1 and "\n" not in cleaned[origin[pos - 1] + 1 : origin[at]]
+                if ("\n" not in cleaned[origin[pos - 1] + 1 : origin[at]]
                         and (named or flat[at + shut : at + shut + 1] != "." and not _at_line_end(cleaned, origin[at + shut - 1] + 1))
                         and not _word_goes_on(cleaned, origin[at + shut - 1] + 1, chunk[:shut])
                         and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole)):
@@ -1666,6 +1668,24 @@ def _word_glued_to_value(entry: Entry, bounds, origin: Origin, cleaned: str, tem
         if after < len(cleaned) and _ascii_alnum(cleaned[after]) and _ascii_alnum(cleaned[after - 1]):
             return True
     return False
+
+
+# a sentence of the paste's own after a title's ("... cache blocks. Then I tried ...", "...? It fails")
+NEW_SENTENCE = re.compile(r"[.!?][ \t]+[A-Z]")
+
+
+def _unnamed_least(text: str, cleaned: str, opening: int, opening_owner: int, end: int) -> int:
+    """How much of a message a match with neither type nor tag must show, when the paste's
+    words go on after it at ``end``: less where it opens its line and the rest of the line
+    holds no sentence of its own (an issue title: "No available memory for the cache blocks
+    when serving Qwen3-32B"). Not after others' words ("Sadly, ", a quote), nor in a log
+    (the cleaning took a prefix off: "[rank0]: "): vLLM logs its messages whole.
+    ``text``: the paste as given."""
+    opening = _value_start(cleaned, opening) if opening_owner else opening
+    if cleaned[cleaned.rfind("\n", 0, opening) + 1 : opening].strip(" \t") or text.split() != cleaned.split():
+        return NEARLY_WHOLE
+    line_end = cleaned.find("\n", end)
+    return NEARLY_WHOLE if NEW_SENTENCE.search(cleaned, end, len(cleaned) if line_end == -1 else line_end) else UNNAMED_LEAST
 
 
 def _opens_unnamed(cleaned: str, start: int, first: int, opening_owner: int) -> bool:

@@ -932,6 +932,8 @@
       asciiWord: pyRegex(patterns.ascii_word, "", "g"),
       sure: rules.sure,
       nearlyWhole: rules.nearly_whole,
+      unnamedLeast: rules.unnamed_least,
+      newSentence: pyRegex(patterns.new_sentence),
       outweighs: rules.outweighs,
       openValueLines: rules.open_value_lines,
       agreeBonus: rules.agree_bonus,
@@ -1640,6 +1642,7 @@
 
     lookupCleaned(cleaned, top, raw) {
       if (top === undefined) top = 5;
+      this.raw = raw === undefined ? fromSlots(cleaned) : raw; // match.py: the paste as given (_unnamed_least)
       const rules = this.rules;
       const [flat, origin] = squash(cleaned, rules);
       if (!flat) return { matches: [], not_vllm: null, releases: null };
@@ -1892,6 +1895,8 @@
       // ... or opens where a message may (not after another's word) and goes on without a stop: then only a
       // nearly whole sentence counts (match.py _opens_unnamed, read only when needed)
       const opensUnnamed = () => first === 0 && !midSentence(cleaned, owners[0] ? valueStart(cleaned, origin.get(start)) : origin.get(start));
+      // match.py _unnamed_least(): less of it where it opens a title that goes on in words of no sentence of their own
+      const unnamedLeast = (end) => unnamedLeastAt(this.raw, cleaned, origin.get(start), owners[0], end, rules);
       for (let i = first + 1; i < chunks.length; i++) {
         const chunk = chunks[i];
         const hole = owners[i] !== owners[i - 1] || valueBefore; // a value of any length may lie before it
@@ -1953,7 +1958,7 @@
           atLineEnd(cleaned, pos + common ? origin.get(pos + common - 1) + 1 : 0);
         // match.py: an issue title quotes the message, with its type, up to a sentence's end and goes on in its own words
         if (!hole && sentenceEnds(chunk, common) && matched + common >= rules.minMatched
-            && (named || (matched + common >= rules.nearlyWhole && chunk[common - 1] !== "." && opensUnnamed()))
+            && (named || (matched + common >= unnamedLeast(origin.get(pos + common - 1) + 1) && chunk[common - 1] !== "." && opensUnnamed()))
             && !wordGoesOn(cleaned, origin.get(pos + common - 1) + 1, chunk.slice(0, common))
             && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
           matched += common - (chunk[common - 1] === "." ? 1 : 0); // its stop counts for nothing (match.py)
@@ -1964,9 +1969,11 @@
         // ... or a sentence that ends with a value in brackets: the value ends at its bracket on the same line (match.py)
         // match.py: a sentence that ends with a value in brackets, or with words after a value
         const shut = hole ? closersThenStop(chunk) || wordsThenStop(chunk, rules) : 0;
-        if (shut && matched + shut >= rules.minMatched && (named || (matched + shut >= rules.nearlyWhole && opensUnnamed()))) {
-          const at = pyFind(flat, chunk.slice(0, shut), pos);
-          if (at !== -1 && !cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)).includes("\n")
+        const shutAt = shut ? pyFind(flat, chunk.slice(0, shut), pos) : -1;
+        if (shutAt !== -1 && matched + shut >= rules.minMatched
+            && (named || (matched + shut >= unnamedLeast(origin.get(shutAt + shut - 1) + 1) && opensUnnamed()))) {
+          const at = shutAt;
+          if (!cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)).includes("\n")
               && (named || (flat.slice(at + shut, at + shut + 1) !== "." && !atLineEnd(cleaned, origin.get(at + shut - 1) + 1)))
               && !wordGoesOn(cleaned, origin.get(at + shut - 1) + 1, chunk.slice(0, shut))
               && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
@@ -2392,6 +2399,16 @@
     return common > 0 && common < chunk.length && ((chunk[common] === "." && (alpha(chunk[common - 1])
       || (/^\p{Nd}$/u.test(chunk[common - 1]) && /^\p{L}$/u.test(chunk.slice(common + 1, common + 2)))))
       || (common > 1 && chunk[common - 1] === "." && alpha(chunk[common - 2])));
+  }
+
+  /** match.py _unnamed_least(): how much a match with neither type nor tag must show where the paste's words go on at end. */
+  function unnamedLeastAt(raw, cleaned, opening, openingOwner, end, rules) {
+    if (openingOwner) opening = valueStart(cleaned, opening);
+    if (cleaned.slice(cleaned.lastIndexOf("\n", opening - 1) + 1, opening).replace(/^[ \t]+|[ \t]+$/g, "")) return rules.nearlyWhole;
+    const words = pySplit(toSlots(raw)), own = pySplit(cleaned);
+    if (words.length !== own.length || words.some((word, i) => word !== own[i])) return rules.nearlyWhole;
+    const lineEnd = cleaned.indexOf("\n", end);
+    return rules.newSentence.test(cleaned.slice(end, lineEnd === -1 ? cleaned.length : lineEnd)) ? rules.nearlyWhole : rules.unnamedLeast;
   }
 
   /** _mid_sentence(): the position follows a word on its line (a message opens a line, or follows a prefix, a colon, a quote). */
