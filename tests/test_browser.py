@@ -200,6 +200,8 @@ EDGE_PASTES = {
     "... in a log line, its prefix taken off": "vllm-1  | No available memory for the cache blocks when serving Qwen3-32B",
     "... after a value, words that end its sentence": "This model's maximum context length is 8192 tokens when serving Qwen3-32B",
     "... and a shorter one": "Engine core initialization failed when serving Qwen3-32B",
+    "an untyped title that opens with a value and a space": "sharegpt4v is not a supported multimodal dataset when running vllm bench serve",
+    "... after a tag": "[Bug]: sharegpt4v is not a supported multimodal dataset when running vllm bench serve",
     "a title's full-width colon after the type": "ValueError\uff1aNo available memory for the cache blocks on H20",
     "a title with two tags": "[Bug][V1]: ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128) when serving Qwen3-Next",
     "a title with two tags, no type": "[Bug] [gpt-oss-120b]: No available memory for the cache blocks on H20",
@@ -1065,8 +1067,15 @@ SMALL_INDEX_ERRORS = [
     ("c000000000000011", "ValueError", "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
      "initializing the engine.", "vllm/v1/core/kv_cache_utils.py", "check_enough_kv_cache_memory", "raise"),
     ("c000000000000012", "ERROR", "Error in {name}: {e}", "vllm/distributed/c.py", "run", "log"),
+    ("c000000000000013", "WARNING", "{arch} has no vLLM implementation, falling back to Transformers implementation.",
+     "vllm/model_executor/model_loader/utils.py", "resolve", "log"),
+    ("c000000000000014", "ValueError", "{arch} has no vLLM implementation and the Transformers implementation is not compatible "
+     "with vLLM.", "vllm/model_executor/model_loader/utils.py", "resolve", "raise"),
 ]
 SMALL_INDEX_PASTES = {
+    "a title's tag before a message cut where a raise and a warning read alike": (
+        "[Bug]: StableLMAlphaForCausalLM has no vLLM implementation", "c000000000000014"),
+    "... without the tag": ("StableLMAlphaForCausalLM has no vLLM implementation", "c000000000000013"),
     "a message grown past the one the frame names": (
         '  File "/x/site-packages/vllm/v1/executor/multiproc_executor.py", line 185, in collective_rpc\n'
         "    raise RuntimeError(\nRuntimeError: Worker failed with error 'at 1:0:", "c000000000000002"),

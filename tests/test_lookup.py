@@ -713,6 +713,35 @@ def test_a_title_quoting_a_first_sentence_that_is_the_first_chunk_whole_without_
         assert all(x.verdict != "exact" for x in m.lookup(paste)[0]), paste
 
 
+def test_an_issue_titles_tag_names_the_raise_of_a_raise_and_a_log_line_worded_alike():
+    """A tag stands where an exception's type would, and a logged message has none: a title cut
+    where vLLM's raise and its warning still read alike is the raise, also where the message
+    opens with a value (the tag stands before the value, a space apart from the words)."""
+    m = tiny_matcher(("WARNING", "{arch} has no vLLM implementation, falling back to Transformers implementation.", "log"),
+                     ("ValueError", "{arch} has no vLLM implementation and the Transformers implementation is not "
+                                    "compatible with vLLM."))
+    matches, _ = m.lookup("[Bug]: StableLMAlphaForCausalLM has no vLLM implementation")
+    assert [x.error.id for x in matches] == ["e1", "e0"]
+    # without the tag nothing names either: they stay as they tie
+    assert top(m, "StableLMAlphaForCausalLM has no vLLM implementation") == "e0"
+    # the warning's own words name the warning
+    assert top(m, "[Bug]: StableLMAlphaForCausalLM has no vLLM implementation, falling back to Transformers implementation.") == "e0"
+
+
+
+def test_a_title_quoting_a_first_sentence_that_opens_with_a_value_opens_where_the_value_does():
+    """A message that opens with a value, a space apart from its words, opens at the value: a
+    tag before it stands for the type, and an untyped title may open with it."""
+    m = tiny_matcher(("ValueError", "{path} is not a supported multimodal dataset. Supported multimodal datasets are: {names}"))
+    for paste in ("[Bug]: sharegpt4v is not a supported multimodal dataset when running vllm bench serve",
+                  "sharegpt4v is not a supported multimodal dataset when running vllm bench serve"):
+        matches, _ = m.lookup(paste)
+        assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact", paste
+    # after another's words the value is theirs
+    assert all(x.verdict != "exact" for x in m.lookup("Sadly sharegpt4v is not a supported multimodal dataset when running "
+                                                      "vllm bench serve")[0])
+
+
 def test_an_issue_titles_tag_stands_for_the_type_where_a_title_quotes_a_first_sentence():
     """"[Usage]: No available memory for the cache blocks. on H20": the tag opens the message
     as its type would; other words before it do not."""

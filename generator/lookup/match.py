@@ -193,6 +193,7 @@ class Match:
     coverage: float = 0.0  # matched / all literal characters of the template
     exception_agrees: bool = False  # "ValueError: <message>", or the last exception's type
     in_last: bool = False  # within the last exception of the paste
+    tagged: bool = False  # opens after an issue title's tag, which stands where its type would
     worded_alike: bool = False  # the paste spaces the template's words as it does (_worded_alike)
     lineage_newest: int = -1  # the newest release of the problem it belongs to (set before ranking)
     frame: bool = False  # the last traceback frame is one of the error's sites
@@ -228,6 +229,9 @@ class Match:
             -self.holes,  # of two templates that fit alike, the one with fewer holes says more
             self.worded_alike,
             self.in_last,
+            # a tag stands for an exception's type, and a logged message has none: of a raise and a
+            # log line worded alike, a title's tag names the raise ("[Bug]: X has no vLLM implementation")
+            not (self.tagged and self.error.kind == "log"),
             # the same message in several releases: the problem the pin still raises first, then
             # the newest release's (a message a later release dropped loses to one it kept)
             max(self.lineage_newest, self.error.newest),
@@ -988,7 +992,10 @@ class Matcher:
                             # pydantic's words for a ValueError it caught, in a validation error
                             or entry.exception in PYDANTIC_VALUE_ERRORS and flat[max(0, start - 11) : start] == "valueerror,")
         # the message is named as one: its type beside it, or an issue title's tag where it opens
-        named = exception_beside or first == 0 and bool(ISSUE_TAG.match(cleaned, cleaned.rfind("\n", 0, origin[start]) + 1, origin[start]))
+        # (where a message that opens with a value opens: "[Bug]: Foo has no vLLM implementation")
+        opening = _opening(cleaned, origin[start]) if first == 0 and owners[0] else origin[start]
+        tagged = first == 0 and bool(ISSUE_TAG.match(cleaned, cleaned.rfind("\n", 0, opening) + 1, opening))
+        named = exception_beside or tagged
         # ... or, without them, a title's sentence that opens where a message may and goes on in the
         # paste's words without a stop of its own ("max_num_seqs (256) exceeds available Mamba cache
         # blocks (128) when serving Qwen3-Next"): only one as long as a nearly whole message names it
@@ -1114,7 +1121,7 @@ class Matcher:
                 # the paste goes on in other words ("set the environment variable `RAY_X` to zero").
                 closed = hole and _closed_value_goes_on(cleaned, origin[pos - 1] + 1 if pos else 0)
                 after_hole = (hole and not closed and not _diverges(flat, origin, cleaned, pos, chunk)
-                              and not (_mid_sentence(cleaned, _value_start(cleaned, origin[start]) if first == 0 and owners[0] else origin[start])
+                              and not (_mid_sentence(cleaned, _opening(cleaned, origin[start]) if first == 0 and owners[0] else origin[start])
                                        and not (first == 0 and _capital_opens(cleaned, origin[start], self.errors[entry.error].template))))
                 open_value = after_hole and overlap == 0
                 cut = not closed and (
@@ -1204,6 +1211,7 @@ class Matcher:
             open_value=open_value,
             exception_agrees=exception_beside or (in_last and last[1].lower() == entry.exception),
             in_last=in_last,
+            tagged=tagged and not exception_beside,
             worded_alike=_worded_alike(cleaned[origin[begin] : origin[end - 1] + 1], self.errors[entry.error].template),
             form=entry.form,
         )
@@ -1681,7 +1689,7 @@ def _unnamed_least(text: str, cleaned: str, opening: int, opening_owner: int, en
     when serving Qwen3-32B"). Not after others' words ("Sadly, ", a quote), nor in a log
     (the cleaning took a prefix off: "[rank0]: "): vLLM logs its messages whole.
     ``text``: the paste as given."""
-    opening = _value_start(cleaned, opening) if opening_owner else opening
+    opening = _opening(cleaned, opening) if opening_owner else opening
     if cleaned[cleaned.rfind("\n", 0, opening) + 1 : opening].strip(" \t") or text.split() != cleaned.split():
         return NEARLY_WHOLE
     line_end = cleaned.find("\n", end)
@@ -1691,7 +1699,7 @@ def _unnamed_least(text: str, cleaned: str, opening: int, opening_owner: int, en
 def _opens_unnamed(cleaned: str, start: int, first: int, opening_owner: int) -> bool:
     """Whether a match with neither type nor tag opens where a message may (``_walk``): at its
     first chunk, not after another's word (its opening value's start, when it opens with one)."""
-    return first == 0 and not _mid_sentence(cleaned, _value_start(cleaned, start) if opening_owner else start)
+    return first == 0 and not _mid_sentence(cleaned, _opening(cleaned, start) if opening_owner else start)
 
 
 def _mid_sentence(text: str, position: int) -> bool:
@@ -1720,6 +1728,15 @@ def _labelled_value(text: str, position: int) -> bool:
         end -= 1
     before = text[line_start : _value_start(text, end)].split()
     return bool(before) and before[-1].endswith(":") and not VALUE_OPENS_AFTER.search(before[-1])
+
+
+def _opening(text: str, position: int) -> int:
+    """Where a message that opens with a value opens, its first words at ``position``: the
+    value's start, past the space between ("16 is not divisible by 6": at "16")."""
+    end = position
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    return _value_start(text, end)
 
 
 def _value_start(text: str, position: int) -> int:

@@ -1012,6 +1012,7 @@
       this.coverage = fields.coverage || 0;
       this.exceptionAgrees = !!fields.exceptionAgrees;
       this.inLast = !!fields.inLast;
+      this.tagged = !!fields.tagged; // opens after an issue title's tag (match.py)
       this.wordedAlike = !!fields.wordedAlike;
       this.lineageNewest = -1; // set before ranking
       this.frame = !!fields.frame;
@@ -1044,6 +1045,7 @@
         -this.holes, // of two templates that fit alike, the one with fewer holes says more
         this.wordedAlike ? 1 : 0,
         this.inLast ? 1 : 0,
+        this.tagged && this.error.kind === "log" ? 0 : 1, // a tag stands for a type, which a log line has not (match.py)
         // the same message in several releases: the problem the pin still raises first (match.py)
         Math.max(this.lineageNewest, this.error.newest),
         this.error.newest,
@@ -1891,10 +1893,13 @@
         // pydantic's words for a ValueError it caught (match.py)
         || (rules.pydanticValueErrors.includes(entry.exception) && flat.slice(Math.max(0, start - 11), start) === "valueerror,");
       // match.py: the message is named as one (its type beside it, or an issue title's tag where it opens) ...
-      const named = exceptionBeside || (first === 0 && atStart(rules.issueTag, cleaned.slice(cleaned.lastIndexOf("\n", origin.get(start) - 1) + 1, origin.get(start))));
+      // (where a message that opens with a value opens: match.py)
+      const opening = first === 0 && owners[0] ? openingOf(cleaned, origin.get(start)) : origin.get(start);
+      const tagged = first === 0 && atStart(rules.issueTag, cleaned.slice(cleaned.lastIndexOf("\n", opening - 1) + 1, opening));
+      const named = exceptionBeside || tagged;
       // ... or opens where a message may (not after another's word) and goes on without a stop: then only a
       // nearly whole sentence counts (match.py _opens_unnamed, read only when needed)
-      const opensUnnamed = () => first === 0 && !midSentence(cleaned, owners[0] ? valueStart(cleaned, origin.get(start)) : origin.get(start));
+      const opensUnnamed = () => first === 0 && !midSentence(cleaned, owners[0] ? openingOf(cleaned, origin.get(start)) : origin.get(start));
       // match.py _unnamed_least(): less of it where it opens a title that goes on in words of no sentence of their own
       const unnamedLeast = (end) => unnamedLeastAt(this.raw, cleaned, origin.get(start), owners[0], end, rules);
       for (let i = first + 1; i < chunks.length; i++) {
@@ -2010,7 +2015,7 @@
           const closed = hole && closedValueGoesOn(cleaned, pos ? origin.get(pos - 1) + 1 : 0, rules);
           // match.py: mid-sentence, unless the message's capital opens a sentence of its own there
           const afterHole = hole && !closed && !diverges(flat, origin, cleaned, pos, chunk, rules)
-            && !(midSentence(cleaned, first === 0 && owners[0] ? valueStart(cleaned, origin.get(start)) : origin.get(start))
+            && !(midSentence(cleaned, first === 0 && owners[0] ? openingOf(cleaned, origin.get(start)) : origin.get(start))
               && !(first === 0 && capitalOpens(cleaned, origin.get(start), this.errors[entry.error].template)));
           openValue = afterHole && overlap === 0;
           const cut =
@@ -2111,6 +2116,7 @@
         openValue,
         exceptionAgrees: exceptionBeside || (inLast && lowerSlots(last[1]) === entry.exception),
         inLast,
+        tagged: tagged && !exceptionBeside,
         wordedAlike: wordedAlike(cleaned.slice(origin.get(begin), origin.get(end - 1) + 1), this.errors[entry.error].template, rules),
         form: entry.form,
       });
@@ -2403,7 +2409,7 @@
 
   /** match.py _unnamed_least(): how much a match with neither type nor tag must show where the paste's words go on at end. */
   function unnamedLeastAt(raw, cleaned, opening, openingOwner, end, rules) {
-    if (openingOwner) opening = valueStart(cleaned, opening);
+    if (openingOwner) opening = openingOf(cleaned, opening);
     if (cleaned.slice(cleaned.lastIndexOf("\n", opening - 1) + 1, opening).replace(/^[ \t]+|[ \t]+$/g, "")) return rules.nearlyWhole;
     const words = pySplit(toSlots(raw)), own = pySplit(cleaned);
     if (words.length !== own.length || words.some((word, i) => word !== own[i])) return rules.nearlyWhole;
@@ -2476,6 +2482,14 @@
     return before.length > 0 && before[before.length - 1].endsWith(":") && !rules.valueOpensAfter.test(before[before.length - 1]);
   }
 
+  /** _opening(): where a message that opens with a value opens, past the space between the value and its first words. */
+  function openingOf(text, position) {
+    let end = position;
+    while (end > 0 && (text[end - 1] === " " || text[end - 1] === "\t")) end--;
+    return valueStart(text, end);
+  }
+
+  /** _value_start(): where the value before the position starts (the run of non-space characters that ends there). */
   function valueStart(text, position) {
     while (position > 0 && !PY_SPACE_ONE.test(text[position - 1])) position--;
     return position;
