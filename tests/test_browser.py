@@ -200,6 +200,8 @@ EDGE_PASTES = {
     "... in a log line, its prefix taken off": "vllm-1  | No available memory for the cache blocks when serving Qwen3-32B",
     "... after a value, words that end its sentence": "This model's maximum context length is 8192 tokens when serving Qwen3-32B",
     "... and a shorter one": "Engine core initialization failed when serving Qwen3-32B",
+    "... after a title's lead-in and its colon": "Error: No available memory for the cache blocks when serving Qwen3-32B",
+    "... after a lead-in of words and a full-width colon": "vllm serve Qwen3-32B fails\uff1aNo available memory for the cache blocks on 2x A100",
     "an untyped title that opens with a value and a space": "sharegpt4v is not a supported multimodal dataset when running vllm bench serve",
     "... after a tag": "[Bug]: sharegpt4v is not a supported multimodal dataset when running vllm bench serve",
     "a title's full-width colon after the type": "ValueError\uff1aNo available memory for the cache blocks on H20",

@@ -679,11 +679,18 @@ def test_a_title_that_quotes_a_first_sentence_and_goes_on_is_that_message():
     # that goes on in words of no sentence of their own ...
     matches, _ = m.lookup("No available memory for the cache blocks on main branch after commit 46f98893")
     assert [x.error.id for x in matches][:1] == ["e0"] and matches[0].verdict == "exact"
+    # ... also after a title's lead-in and its colon (a word of type that is no type of vLLM's)
+    for paste in ("vLLM: No available memory for the cache blocks when serving Qwen3-32B",
+                  "Error: No available memory for the cache blocks when serving Qwen3-32B",
+                  "vllm serve Qwen3-32B fails\uff1aNo available memory for the cache blocks on 2x A100"):
+        matches, _ = m.lookup(paste)
+        assert [x.error.id for x in matches][:1] == ["e0"] and matches[0].verdict == "exact", paste
     # ... but not after a sentence of the title's own, nor in a log (vLLM logs its messages whole),
     # nor cut before the sentence ends: the rest is missing, no exact match
     for paste in ("No available memory for the cache blocks on main branch. After commit 46f98893 it works",
                   "[rank0]: No available memory for the cache blocks on main branch after commit 46f98893",
                   "vllm-1  | No available memory for the cache blocks on main branch after commit 46f98893",
+                  "Sadly, No available memory for the cache blocks on main branch after commit 46f98893",
                   "ValueError: No available memory for the GPU on main branch after commit 46f98893"):
         assert all(x.verdict != "exact" for x in m.lookup(paste)[0]), paste
     # a shorter sentence needs its type or tag ("Failed to load the model config": 27 letters)

@@ -1684,13 +1684,14 @@ NEW_SENTENCE = re.compile(r"[.!?][ \t]+[A-Z]")
 
 def _unnamed_least(text: str, cleaned: str, opening: int, opening_owner: int, end: int) -> int:
     """How much of a message a match with neither type nor tag must show, when the paste's
-    words go on after it at ``end``: less where it opens its line and the rest of the line
-    holds no sentence of its own (an issue title: "No available memory for the cache blocks
-    when serving Qwen3-32B"). Not after others' words ("Sadly, ", a quote), nor in a log
-    (the cleaning took a prefix off: "[rank0]: "): vLLM logs its messages whole.
-    ``text``: the paste as given."""
+    words go on after it at ``end``: less where it opens its line, or follows a title's lead-in
+    and its colon ("vLLM: ", "Error: "), and the rest of the line holds no sentence of its own
+    (an issue title: "No available memory for the cache blocks when serving Qwen3-32B"). Not
+    after others' words ("Sadly, ", a quote), nor in a log (the cleaning took a prefix off:
+    "[rank0]: "): vLLM logs its messages whole. ``text``: the paste as given."""
     opening = _opening(cleaned, opening) if opening_owner else opening
-    if cleaned[cleaned.rfind("\n", 0, opening) + 1 : opening].strip(" \t") or text.split() != cleaned.split():
+    lead = cleaned[cleaned.rfind("\n", 0, opening) + 1 : opening].strip(" \t")
+    if lead and not lead.endswith((":", "\uff1a")) or text.split() != cleaned.split():
         return NEARLY_WHOLE
     line_end = cleaned.find("\n", end)
     return NEARLY_WHOLE if NEW_SENTENCE.search(cleaned, end, len(cleaned) if line_end == -1 else line_end) else UNNAMED_LEAST

@@ -2410,7 +2410,8 @@
   /** match.py _unnamed_least(): how much a match with neither type nor tag must show where the paste's words go on at end. */
   function unnamedLeastAt(raw, cleaned, opening, openingOwner, end, rules) {
     if (openingOwner) opening = openingOf(cleaned, opening);
-    if (cleaned.slice(cleaned.lastIndexOf("\n", opening - 1) + 1, opening).replace(/^[ \t]+|[ \t]+$/g, "")) return rules.nearlyWhole;
+    const lead = cleaned.slice(cleaned.lastIndexOf("\n", opening - 1) + 1, opening).replace(/^[ \t]+|[ \t]+$/g, "");
+    if (lead && !lead.endsWith(":") && !lead.endsWith("\uff1a")) return rules.nearlyWhole; // but a title's lead-in and its colon
     const words = pySplit(toSlots(raw)), own = pySplit(cleaned);
     if (words.length !== own.length || words.some((word, i) => word !== own[i])) return rules.nearlyWhole;
     const lineEnd = cleaned.indexOf("\n", end);
