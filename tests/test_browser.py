@@ -1073,11 +1073,20 @@ SMALL_INDEX_ERRORS = [
      "vllm/model_executor/model_loader/utils.py", "resolve", "log"),
     ("c000000000000014", "ValueError", "{arch} has no vLLM implementation and the Transformers implementation is not compatible "
      "with vLLM.", "vllm/model_executor/model_loader/utils.py", "resolve", "raise"),
+    ("c000000000000015", "ERROR", "Worker {process.name} pid {process.pid} died, exit code: {process.exitcode}",
+     "vllm/executor/multiproc_worker_utils.py", "run", "log"),
 ]
 SMALL_INDEX_PASTES = {
     "a title's tag before a message cut where a raise and a warning read alike": (
         "[Bug]: StableLMAlphaForCausalLM has no vLLM implementation", "c000000000000014"),
     "... without the tag": ("StableLMAlphaForCausalLM has no vLLM implementation", "c000000000000013"),
+    "an exception above V0's report that a worker died": (
+        'ERROR 01-24 11:29:27 engine.py:366]   File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/models/'
+        'internlm2.py", line 430, in load_weights\nERROR 01-24 11:29:27 engine.py:366]     param = params_dict[name]\n'
+        "ERROR 01-24 11:29:27 engine.py:366] KeyError: 'model.layers.0.attention.wqkv.qweight'\n"
+        "ERROR 01-24 11:29:28 multiproc_worker_utils.py:123] Worker VllmWorkerProcess pid 6961 died, exit code: -15", None),
+    "... the report alone": ("ERROR 01-24 11:29:28 multiproc_worker_utils.py:123] Worker VllmWorkerProcess pid 6961 died, "
+                             "exit code: -15", "c000000000000015"),
     "a message grown past the one the frame names": (
         '  File "/x/site-packages/vllm/v1/executor/multiproc_executor.py", line 185, in collective_rpc\n'
         "    raise RuntimeError(\nRuntimeError: Worker failed with error 'at 1:0:", "c000000000000002"),

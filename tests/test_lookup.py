@@ -354,6 +354,25 @@ def test_an_exception_above_vllms_report_of_a_failure_above_is_the_answer():
     assert top(m, vllms + report) == "e1" and m.lookup(vllms + report)[1] is None  # vLLM's own failure above
 
 
+def test_an_exception_above_vllms_report_that_a_worker_died_is_the_answer():
+    """V0's "Worker X pid N died, exit code: C" only reports that a worker process died: the
+    exception the worker printed above it, when not vLLM's, is the failure."""
+    m = tiny_matcher(("ERROR", "Worker {process.name} pid {process.pid} died, exit code: {process.exitcode}", "log"),
+                     ("ValueError", "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                                    "initializing the engine."))
+    report = "ERROR 01-24 11:29:28 multiproc_worker_utils.py:123] Worker VllmWorkerProcess pid 6961 died, exit code: -15"
+    raised = ('ERROR 01-24 11:29:27 engine.py:366]   File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/'
+              'models/internlm2.py", line 430, in load_weights\n'
+              "ERROR 01-24 11:29:27 engine.py:366]     param = params_dict[name]\n"
+              "ERROR 01-24 11:29:27 engine.py:366] KeyError: 'model.layers.0.attention.wqkv.qweight'\n")
+    matches, foreign = m.lookup(raised + report)
+    assert matches == [] and foreign["id"] == "checkpoint-tensor-not-in-model" and foreign["role"] == "answer"
+    assert top(m, report) == "e0" and m.lookup(report)[1] is None  # the report alone
+    vllms = ("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+             "initializing the engine.\n")
+    assert top(m, vllms + report) == "e1"  # vLLM's own failure above
+
+
 def test_the_raising_frame_does_not_keep_a_message_a_longer_one_grew_from():
     """v0.8.0 raised "Worker failed" in collective_rpc; later releases raise "Worker failed with
     error '...'" there. A paste under that frame that goes on in the longer one's words shows

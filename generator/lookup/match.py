@@ -1296,8 +1296,9 @@ class Matcher:
                     results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True)
 
 
-# vLLM's words for a failure it reports, whose root cause lies above in the paste
-REPORTS_ABOVE = re.compile(r"See root cause above|See stack trace for the root cause")
+# vLLM's words for a failure it reports, whose root cause lies above in the paste (also V0's
+# "Worker X pid N died, exit code: -15": the worker printed its failure before it died)
+REPORTS_ABOVE = re.compile(r"See root cause above|See stack trace for the root cause|died, exit code")
 
 
 # vLLM's log header of an error log: the file and line of the logging call
