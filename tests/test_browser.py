@@ -21,6 +21,7 @@ import pytest
 
 from generator.lookup.clean import clean_paste
 from generator.lookup.index import INDEX_SCHEMA_VERSION, rules
+from generator.lookup.match import STOP_GRAM_ENTRIES
 
 ROOT = Path(__file__).resolve().parents[1]
 LOOKUP_JS = ROOT / "templates" / "assets" / "lookup.js"
@@ -201,6 +202,7 @@ EDGE_PASTES = {
     "... after a value, words that end its sentence": "This model's maximum context length is 8192 tokens when serving Qwen3-32B",
     "... and a shorter one": "Engine core initialization failed when serving Qwen3-32B",
     "... after a title's lead-in and its colon": "Error: No available memory for the cache blocks when serving Qwen3-32B",
+    "a title that goes on after a short first sentence of a long template": "[Bug]: FlashInfer is not available when serving Qwen3-32B",
     "... after a lead-in of words and a full-width colon": "vllm serve Qwen3-32B fails\uff1aNo available memory for the cache blocks on 2x A100",
     "an untyped title that opens with a value and a space": "sharegpt4v is not a supported multimodal dataset when running vllm bench serve",
     "... after a tag": "[Bug]: sharegpt4v is not a supported multimodal dataset when running vllm bench serve",
@@ -1075,6 +1077,11 @@ SMALL_INDEX_ERRORS = [
      "with vLLM.", "vllm/model_executor/model_loader/utils.py", "resolve", "raise"),
     ("c000000000000015", "ERROR", "Worker {process.name} pid {process.pid} died, exit code: {process.exitcode}",
      "vllm/executor/multiproc_worker_utils.py", "run", "log"),
+    ("c000000000000016", "WARNING", "FlashInfer is not available. Falling back to the PyTorch-native implementation of top-p & "
+     "top-k sampling. For the best performance, please install FlashInfer.", "vllm/v1/sample/ops/topk_topp_sampler.py",
+     "TopKTopPSampler.__init__", "log"),
+    # ... and as many messages that share its first words: their grams tell nothing
+    *[(f"d{i:015d}", "ValueError", f"{i} FlashInfer is not avail", "vllm/x.py", "f", "raise") for i in range(STOP_GRAM_ENTRIES + 1)],
 ]
 SMALL_INDEX_PASTES = {
     "a title's tag before a message cut where a raise and a warning read alike": (
@@ -1085,6 +1092,9 @@ SMALL_INDEX_PASTES = {
         'internlm2.py", line 430, in load_weights\nERROR 01-24 11:29:27 engine.py:366]     param = params_dict[name]\n'
         "ERROR 01-24 11:29:27 engine.py:366] KeyError: 'model.layers.0.attention.wqkv.qweight'\n"
         "ERROR 01-24 11:29:28 multiproc_worker_utils.py:123] Worker VllmWorkerProcess pid 6961 died, exit code: -15", None),
+    "a title that goes on after the first sentence of a long template whose grams tell little": (
+        "[Bug]: FlashInfer is not available when serving Qwen3-32B", "c000000000000016"),
+    "... on a later line, where no title is": ("Log:\n[Bug]: FlashInfer is not available when serving Qwen3-32B", None),
     "... the report alone": ("ERROR 01-24 11:29:28 multiproc_worker_utils.py:123] Worker VllmWorkerProcess pid 6961 died, "
                              "exit code: -15", "c000000000000015"),
     "a message grown past the one the frame names": (

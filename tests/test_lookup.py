@@ -2078,6 +2078,18 @@ def test_a_short_message_without_its_closing_full_stop_is_found():
     assert top(m, "ValueError: The model `Qwen1.5-14B-Chat-GPTQ-Int8` does not exist") == "e0"
 
 
+def test_a_title_that_goes_on_after_a_first_sentence_without_its_full_stop_is_found():
+    """A title that quotes a first sentence and goes on in its own words lacks the sentence's
+    full stop too: of a long template whose other grams are in many templates, that gram makes
+    it a candidate. Only on the paste's first line, where a title is."""
+    m = tiny_matcher(("WARNING", "FlashInfer is not available. Falling back to the PyTorch-native implementation of top-p & "
+                                 "top-k sampling. For the best performance, please install FlashInfer.", "log"),
+                     *[("ValueError", f"{i} FlashInfer is not avail") for i in range(STOP_GRAM_ENTRIES + 1)])
+    assert top(m, "[Bug]: FlashInfer is not available") == "e0"
+    assert top(m, "[Bug]: FlashInfer is not available when serving Qwen3-32B") == "e0"
+    assert top(m, "Log:\n[Bug]: FlashInfer is not available when serving Qwen3-32B") is None
+
+
 def test_a_cut_paste_of_messages_alike_goes_to_the_newest():
     """"Task finished unexpectedly." is the start of v0.4.1's short message and of the longer one
     a later release raised: a paste cut there does not tell them apart, so the newer wins; a

@@ -64,6 +64,7 @@ def rules() -> dict:
         "ellipsis_least": match.ELLIPSIS_LEAST,
         "sure": match.SURE,
         "nearly_whole": match.NEARLY_WHOLE,
+        "title_stops": match.TITLE_STOPS,
         "unnamed_least": match.UNNAMED_LEAST,
         "outweighs": match.OUTWEIGHS,
         "open_value_lines": match.OPEN_VALUE_LINES,

@@ -48,6 +48,7 @@ STOP_GRAM_ENTRIES = 150  # a gram in more templates than this tells nothing
 MAX_CANDIDATES = 80
 CANDIDATE_SHARE = 5  # a template is a candidate when the paste has 1/CANDIDATE_SHARE of its grams,
 CANDIDATE_GRAMS = 5  # or this many of them
+TITLE_STOPS = 300  # squashed characters of a paste's first line at whose word ends a full stop is tried
 ANCHORS = 3  # a match is anchored on one of the template's first chunks
 ANCHOR_TRIES = 6  # places of an anchor in the paste tried
 CHUNK_WORDS = 3
@@ -646,6 +647,16 @@ class Matcher:
             # a title or a bare line often leaves out the message's closing full stop, a share
             # of a short template's few grams ("The model `x` does not exist")
             grams.add(flat[1 - GRAM :] + ".")
+        # ... and a title that goes on in its own words, the full stop of the first sentence it
+        # quotes, at a word's end on its first line ("FlashInfer is not available when ...")
+        first_line = cleaned.find("\n")
+        for end in origin.starts:
+            if end < GRAM - 1:
+                continue
+            if end > TITLE_STOPS or first_line != -1 and origin[end - 1] >= first_line:
+                break
+            if flat[end - 1] != ".":
+                grams.add(flat[end + 1 - GRAM : end] + ".")
         counts = Counter(chain.from_iterable(filter(None, map(index.get, grams))))
         grams_of = self.entry_grams
         # Keep the templates of which a fair share of grams occur, best share first.

@@ -932,6 +932,7 @@
       asciiWord: pyRegex(patterns.ascii_word, "", "g"),
       sure: rules.sure,
       nearlyWhole: rules.nearly_whole,
+      titleStops: rules.title_stops,
       unnamedLeast: rules.unnamed_least,
       newSentence: pyRegex(patterns.new_sentence),
       outweighs: rules.outweighs,
@@ -1663,9 +1664,20 @@
         for (const e of list) counts.set(e, (counts.get(e) || 0) + 1);
       }
       // a title or a bare line often leaves out the message's closing full stop
-      if (flat.length >= g && !flat.endsWith(".")) {
-        const list = this.index.get(flat.slice(flat.length - g + 1) + ".");
-        if (list && !seen.has(flat.slice(flat.length - g + 1) + ".")) for (const e of list) counts.set(e, (counts.get(e) || 0) + 1);
+      const addGram = (gram) => {
+        if (seen.has(gram)) return;
+        seen.add(gram);
+        const list = this.index.get(gram);
+        if (list) for (const e of list) counts.set(e, (counts.get(e) || 0) + 1);
+      };
+      if (flat.length >= g && !flat.endsWith(".")) addGram(flat.slice(flat.length - g + 1) + ".");
+      // ... and a title that goes on in its own words, the full stop of the first sentence it quotes,
+      // at a word's end on its first line (match.py)
+      const firstLine = cleaned.indexOf("\n");
+      for (const end of origin.starts) {
+        if (end < g - 1) continue;
+        if (end > rules.titleStops || (firstLine !== -1 && origin.get(end - 1) >= firstLine)) break;
+        if (flat[end - 1] !== ".") addGram(flat.slice(end + 1 - g, end) + ".");
       }
       const entries = this.entries;
       const ranked = [];
