@@ -32,7 +32,7 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Iterable
+from typing import Callable, Iterable
 
 from generator.lookup.clean import ANSI, Origin, clean_paste, squash, squash_text, squashes_longer
 from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, ISSUE_TAGS, LOGGED_ABOVE_TRACEBACK, WRAPPER, ForeignError, foreign_call, foreign_errors,
@@ -635,6 +635,7 @@ class Matcher:
         """The best matches for a paste, and where it comes from when that is not vLLM."""
         cleaned = clean_paste(text)
         self._cleaned = (text, cleaned)  # releases_of asks for the same paste next: clean it once
+        self._typed: bool | None = None  # _as_typed(), read only when a title's rule needs it
         flat, origin = squash(cleaned)
         if not flat:
             return [], None
@@ -1074,8 +1075,9 @@ class Matcher:
                 or _at_line_end(cleaned, origin[pos + common - 1] + 1 if pos + common else 0)
             )
             if (not hole and _sentence_ends(chunk, common) and matched + common >= MIN_MATCHED
-                    and (named or matched + common >= _unnamed_least(self._cleaned[0], cleaned, origin[start], owners[0], origin[pos + common - 1] + 1) and chunk[common - 1] != "."
-                         and _opens_unnamed(cleaned, origin[start], first, owners[0]))
+                    and (named or matched + common >= UNNAMED_LEAST and chunk[common - 1] != "."
+                         and _opens_unnamed(cleaned, origin[start], first, owners[0])
+                         and matched + common >= _unnamed_least(self._as_typed, cleaned, origin[start], owners[0], origin[pos + common - 1] + 1))
                     and not _word_goes_on(cleaned, origin[pos + common - 1] + 1, chunk[:common])
                     and not _later_words_follow(flat, origin, cleaned, pos, chunks[i + 1 :], hole)):
                 # An issue title quotes the message, with its type, up to the end of a sentence and
@@ -1089,8 +1091,8 @@ class Matcher:
             shut = (_closers_then_stop(chunk) or _words_then_stop(chunk)) if hole else 0
             at = flat.find(chunk[:shut], pos) if shut else -1
             if at != -1 and matched + shut >= MIN_MATCHED and (
-                    named or matched + shut >= _unnamed_least(self._cleaned[0], cleaned, origin[start], owners[0], origin[at + shut - 1] + 1)
-                    and _opens_unnamed(cleaned, origin[start], first, owners[0])):
+                    named or matched + shut >= UNNAMED_LEAST and _opens_unnamed(cleaned, origin[start], first, owners[0])
+                    and matched + shut >= _unnamed_least(self._as_typed, cleaned, origin[start], owners[0], origin[at + shut - 1] + 1)):
                 # ... or a sentence that ends with a value in brackets ("... Mamba cache blocks (128)
                 # when serving Qwen3-Next"), or with words after a value ("... context length is
                 # 131072 tokens on my GPUs"): the value ends there, on the same line
@@ -1226,6 +1228,14 @@ class Matcher:
             worded_alike=_worded_alike(cleaned[origin[begin] : origin[end - 1] + 1], self.errors[entry.error].template),
             form=entry.form,
         )
+
+    def _as_typed(self) -> bool:
+        """Whether the cleaning left the paste's words as they were given (it took no log prefix
+        off): computed once per paste, and only when asked."""
+        if self._typed is None:
+            text, cleaned = self._cleaned
+            self._typed = text.split() == cleaned.split()
+        return self._typed
 
     @staticmethod
     def _values(entry: Entry, bounds, origin: Origin, cleaned: str) -> tuple[dict[str, str], list[tuple[int, int]]]:
@@ -1694,19 +1704,22 @@ def _word_glued_to_value(entry: Entry, bounds, origin: Origin, cleaned: str, tem
 NEW_SENTENCE = re.compile(r"[.!?][ \t]+[A-Z]")
 
 
-def _unnamed_least(text: str, cleaned: str, opening: int, opening_owner: int, end: int) -> int:
+def _unnamed_least(as_typed: Callable[[], bool], cleaned: str, opening: int, opening_owner: int, end: int) -> int:
     """How much of a message a match with neither type nor tag must show, when the paste's
     words go on after it at ``end``: less where it opens its line, or follows a title's lead-in
     and its colon ("vLLM: ", "Error: "), and the rest of the line holds no sentence of its own
     (an issue title: "No available memory for the cache blocks when serving Qwen3-32B"). Not
     after others' words ("Sadly, ", a quote), nor in a log (the cleaning took a prefix off:
-    "[rank0]: "): vLLM logs its messages whole. ``text``: the paste as given."""
+    "[rank0]: "): vLLM logs its messages whole. ``as_typed``: whether the cleaning left the
+    paste's words as given (``Matcher._as_typed``), asked last."""
     opening = _opening(cleaned, opening) if opening_owner else opening
     lead = cleaned[cleaned.rfind("\n", 0, opening) + 1 : opening].strip(" \t")
-    if lead and not lead.endswith((":", "\uff1a")) or text.split() != cleaned.split():
+    if lead and not lead.endswith((":", "\uff1a")):
         return NEARLY_WHOLE
     line_end = cleaned.find("\n", end)
-    return NEARLY_WHOLE if NEW_SENTENCE.search(cleaned, end, len(cleaned) if line_end == -1 else line_end) else UNNAMED_LEAST
+    if NEW_SENTENCE.search(cleaned, end, len(cleaned) if line_end == -1 else line_end):
+        return NEARLY_WHOLE
+    return UNNAMED_LEAST if as_typed() else NEARLY_WHOLE
 
 
 def _opens_unnamed(cleaned: str, start: int, first: int, opening_owner: int) -> bool:

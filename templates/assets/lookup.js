@@ -1619,6 +1619,15 @@
       return this.lookupCleaned(this.cleanPaste(String(text)), top, String(text));
     }
 
+    /** match.py _as_typed(): the cleaning left the paste's words as given (took no log prefix off); once per paste. */
+    asTyped(cleaned) {
+      if (this.typed === null) {
+        const words = pySplit(toSlots(this.raw)), own = pySplit(cleaned);
+        this.typed = words.length === own.length && words.every((word, i) => word === own[i]);
+      }
+      return this.typed;
+    }
+
     /** match.py _logged_there(): the error log the paste's log header names, when one problem is logged there. */
     loggedThere(raw) {
       const found = Array.from(raw.slice(-this.rules.logHeaderTail).replace(this.rules.ansi, "").matchAll(this.rules.logHeader));
@@ -1645,7 +1654,8 @@
 
     lookupCleaned(cleaned, top, raw) {
       if (top === undefined) top = 5;
-      this.raw = raw === undefined ? fromSlots(cleaned) : raw; // match.py: the paste as given (_unnamed_least)
+      this.raw = raw === undefined ? fromSlots(cleaned) : raw; // match.py: the paste as given (_as_typed)
+      this.typed = null; // match.py _as_typed(): read only when a title's rule needs it
       const rules = this.rules;
       const [flat, origin] = squash(cleaned, rules);
       if (!flat) return { matches: [], not_vllm: null, releases: null };
@@ -1913,7 +1923,7 @@
       // nearly whole sentence counts (match.py _opens_unnamed, read only when needed)
       const opensUnnamed = () => first === 0 && !midSentence(cleaned, owners[0] ? openingOf(cleaned, origin.get(start)) : origin.get(start));
       // match.py _unnamed_least(): less of it where it opens a title that goes on in words of no sentence of their own
-      const unnamedLeast = (end) => unnamedLeastAt(this.raw, cleaned, origin.get(start), owners[0], end, rules);
+      const unnamedLeast = (end) => unnamedLeastAt(() => this.asTyped(cleaned), cleaned, origin.get(start), owners[0], end, rules);
       for (let i = first + 1; i < chunks.length; i++) {
         const chunk = chunks[i];
         const hole = owners[i] !== owners[i - 1] || valueBefore; // a value of any length may lie before it
@@ -1975,7 +1985,8 @@
           atLineEnd(cleaned, pos + common ? origin.get(pos + common - 1) + 1 : 0);
         // match.py: an issue title quotes the message, with its type, up to a sentence's end and goes on in its own words
         if (!hole && sentenceEnds(chunk, common) && matched + common >= rules.minMatched
-            && (named || (matched + common >= unnamedLeast(origin.get(pos + common - 1) + 1) && chunk[common - 1] !== "." && opensUnnamed()))
+            && (named || (matched + common >= rules.unnamedLeast && chunk[common - 1] !== "." && opensUnnamed()
+                          && matched + common >= unnamedLeast(origin.get(pos + common - 1) + 1)))
             && !wordGoesOn(cleaned, origin.get(pos + common - 1) + 1, chunk.slice(0, common))
             && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
           matched += common - (chunk[common - 1] === "." ? 1 : 0); // its stop counts for nothing (match.py)
@@ -1988,7 +1999,7 @@
         const shut = hole ? closersThenStop(chunk) || wordsThenStop(chunk, rules) : 0;
         const shutAt = shut ? pyFind(flat, chunk.slice(0, shut), pos) : -1;
         if (shutAt !== -1 && matched + shut >= rules.minMatched
-            && (named || (matched + shut >= unnamedLeast(origin.get(shutAt + shut - 1) + 1) && opensUnnamed()))) {
+            && (named || (matched + shut >= rules.unnamedLeast && opensUnnamed() && matched + shut >= unnamedLeast(origin.get(shutAt + shut - 1) + 1)))) {
           const at = shutAt;
           if (!cleaned.slice(origin.get(pos - 1) + 1, origin.get(at)).includes("\n")
               && (named || (flat.slice(at + shut, at + shut + 1) !== "." && !atLineEnd(cleaned, origin.get(at + shut - 1) + 1)))
@@ -2420,14 +2431,13 @@
   }
 
   /** match.py _unnamed_least(): how much a match with neither type nor tag must show where the paste's words go on at end. */
-  function unnamedLeastAt(raw, cleaned, opening, openingOwner, end, rules) {
+  function unnamedLeastAt(asTyped, cleaned, opening, openingOwner, end, rules) {
     if (openingOwner) opening = openingOf(cleaned, opening);
     const lead = cleaned.slice(cleaned.lastIndexOf("\n", opening - 1) + 1, opening).replace(/^[ \t]+|[ \t]+$/g, "");
     if (lead && !lead.endsWith(":") && !lead.endsWith("\uff1a")) return rules.nearlyWhole; // but a title's lead-in and its colon
-    const words = pySplit(toSlots(raw)), own = pySplit(cleaned);
-    if (words.length !== own.length || words.some((word, i) => word !== own[i])) return rules.nearlyWhole;
     const lineEnd = cleaned.indexOf("\n", end);
-    return rules.newSentence.test(cleaned.slice(end, lineEnd === -1 ? cleaned.length : lineEnd)) ? rules.nearlyWhole : rules.unnamedLeast;
+    if (rules.newSentence.test(cleaned.slice(end, lineEnd === -1 ? cleaned.length : lineEnd))) return rules.nearlyWhole;
+    return asTyped() ? rules.unnamedLeast : rules.nearlyWhole; // asked last (match.py)
   }
 
   /** _mid_sentence(): the position follows a word on its line (a message opens a line, or follows a prefix, a colon, a quote). */
