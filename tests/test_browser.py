@@ -43,6 +43,16 @@ MAMBA = (
 EDGE_PASTES = {
     "escaped surrogate pair and lone half in a JSON body": '{"message": "\\ud83d\\ude80 \\udc00 ValueError: ' + ATTENTION.format(28, 8) + '"}',
     "template opening with a quoted hole": "TypeError: x\nValueError: `a.b` must be a mapping of names to values",
+    # values that open or close a message: read from the paste, for the page
+    "opening value after a tag": "[Bug]: sharegpt4v🚀 is not a supported multimodal dataset when running vllm bench serve",
+    "opening value in quotes": "NotImplementedError: `ray🚀` does not support async scheduling yet.",
+    "closing value in a JSON body": '{"object":"error","message":"Invalid backend for piecewise compilation: \\ud83d\\ude80x","type":"BadRequestError","param":null,"code":400}',
+    "closing value in a Python repr": "Exception: RuntimeError('Invalid backend for piecewise compilation: eager')",
+    "closing value before pydantic's report": "  Value error, Invalid backend for piecewise compilation: eager [type=value_error, input_value={}, input_type=dict]",
+    "closing value before Ray's count": "(EngineCore pid=1) ValueError: Invalid backend for piecewise compilation: eager [repeated 7x across cluster]",
+    "closing value in a Markdown fence": "ValueError: Invalid backend for piecewise compilation: ```",
+    "last value before the closing stop": "ValueError: input.dtype needs to be fp16 or bf16 but got torch.float32🚀.",
+    "last value before the user's next sentence": "ValueError: input.dtype needs to be fp16 or bf16 but got fp32. Please help.",
     "quote-only segment at the end": "AttributeError: 'Foo' object has no attribute 'bar'",
     "emoji before the message": "🚀🚀 done 🚀\nValueError: " + ATTENTION.format(28, 8),
     # 6 inserted code points cost 3 (12 UTF-16 units would cost 6); 15 lie within WINDOW (30 units would not)

@@ -1391,8 +1391,41 @@ def test_lookup_command_says_when_nothing_matches(corpus_bundle, session_cache):
 def test_a_segment_of_only_quotes_is_no_anchor():
     m = tiny_matcher(("ValueError", "`{scoped_key}` must be a mapping of names to values"))
     (match,), _ = m.lookup("TypeError: x\nValueError: `a.b` must be a mapping of names to values")
-    assert match.values == {}  # the hole opens the message: its extent is unknown
+    assert match.values == {"scoped_key": "a.b"}  # the hole opens the message: its value is the word before, unquoted
     assert match.exception_agrees and match.start > 0
+
+
+def values_of(template: str, paste: str) -> dict[str, str]:
+    """The values the lookup reads from ``paste`` for a one-error matcher of ``template``."""
+    (match,), _ = tiny_matcher(("ValueError", template)).lookup(paste)
+    return match.values
+
+
+def test_a_value_that_opens_the_message_is_the_word_before_it():
+    dataset = "{name} is not a supported multimodal dataset. Supported multimodal datasets are: {names}"
+    assert values_of(dataset, "[Bug]: sharegpt4v is not a supported multimodal dataset when running bench") == {"name": "sharegpt4v"}
+    assert values_of(dataset, "ValueError: is not a supported multimodal dataset.") == {}  # the type is no value
+    assert values_of("{name}={rank} is outside [0, {size})", "ValueError: WORLD_SIZE=9 is outside [0, 8)") == {
+        "name": "WORLD_SIZE", "rank": "9", "size": "8"}
+
+
+def test_a_value_that_closes_the_message_is_the_rest_of_its_line():
+    arch = "Unsupported model architecture: {arch}"
+    assert values_of(arch, "ValueError: Unsupported model architecture: FooForCausalLM") == {"arch": "FooForCausalLM"}
+    # ... up to the quote that closes a message the paste quotes, or what another program adds
+    assert values_of(arch, '{"object":"error","message":"Unsupported model architecture: Foo","type":"BadRequestError"}') == {"arch": "Foo"}
+    assert values_of(arch, "AssertionError('Unsupported model architecture: Foo').") == {"arch": "Foo"}
+    assert values_of(arch, "  Value error, Unsupported model architecture: Foo [type=value_error, input_value={}]") == {"arch": "Foo"}
+    assert values_of(arch, "ValueError: Unsupported model architecture: Foo [repeated 7x across cluster]") == {"arch": "Foo"}
+    assert values_of(arch, "ValueError: Unsupported model architecture: ```") == {}
+
+
+def test_the_last_value_before_the_closing_stop_holds_its_own_stops():
+    dtype = "input.dtype needs to be fp16 or bf16 but got {dtype}."
+    assert values_of(dtype, "ValueError: input.dtype needs to be fp16 or bf16 but got torch.float32.") == {"dtype": "torch.float32"}
+    assert values_of(dtype, "ValueError: input.dtype needs to be fp16 or bf16 but got 'torch.float32'.") == {"dtype": "'torch.float32'"}
+    # ... but not the user's next sentence
+    assert values_of(dtype, "ValueError: input.dtype needs to be fp16 or bf16 but got fp32. Please help.") == {"dtype": "fp32"}
 
 
 def test_escaped_surrogate_pairs_become_one_character():

@@ -367,8 +367,9 @@ def squash_text(text: str) -> str:
     return DROP_RUN.sub("", folded)
 
 
+DROPPED = _DROP | frozenset(QUOTES)  # the characters squashing drops
 # A character that squashing keeps (as one character or more: lower() never drops one).
-_KEPT = re.compile("[^" + re.escape("".join(sorted(_DROP | set(QUOTES)))) + "]")
+_KEPT = re.compile("[^" + re.escape("".join(sorted(DROPPED))) + "]")
 
 
 def squashes_longer(text: str, start: int, end: int, size: int) -> bool:

@@ -129,6 +129,7 @@ def rules() -> dict:
             "flat_access_record": _source(clean.FLAT_ACCESS_RECORD),
             "raise_code": _source(clean.RAISE_CODE),
             "punctuation": _source(match.PUNCTUATION),
+            "value_tail": _source(match.VALUE_TAIL),
             "shared_prefix": _source(clean.SHARED_PREFIX),
             "chatter_keep": _source(clean.CHATTER_KEEP),
             "web_space": _source(clean.WEB_SPACE),

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Callable, Iterable
 
-from generator.lookup.clean import ANSI, Origin, clean_paste, squash, squash_text, squashes_longer
+from generator.lookup.clean import ANSI, DROPPED, Origin, clean_paste, squash, squash_text, squashes_longer
 from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, ISSUE_TAGS, LOGGED_ABOVE_TRACEBACK, WRAPPER, ForeignError, foreign_call, foreign_errors,
                                       foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
                                       raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID, UNMATCHED_LINE_ID)
@@ -1210,7 +1210,7 @@ class Matcher:
             return None  # a word of vLLM's before a value that runs on in the paste: "Error Internal (...)" is no "Error in {name}: {e}"
         if first == 0 and owners[0] > 0 and chunks[0][:1] == ":" and _after_exception_type(cleaned, origin[begin] + 1):
             return None  # its opening value would be the paste's exception type: "AssertionError: Expected ..., got 5" is no "{label}: expected {typ}, got {val}"
-        values, spans = self._values(entry, bounds, origin, cleaned)
+        values, spans = self._values(entry, bounds, origin, cleaned, entry.form or self.errors[entry.error].template)
         return Match(
             error=self.errors[entry.error],
             values=values,
@@ -1238,8 +1238,9 @@ class Matcher:
         return self._typed
 
     @staticmethod
-    def _values(entry: Entry, bounds, origin: Origin, cleaned: str) -> tuple[dict[str, str], list[tuple[int, int]]]:
-        """Each hole's value (the text between the chunks either side of it), and its span."""
+    def _values(entry: Entry, bounds, origin: Origin, cleaned: str, template: str) -> tuple[dict[str, str], list[tuple[int, int]]]:
+        """Each hole's value (the text between the chunks either side of it), and its span; and
+        for the page only, with no span, the values a message opens or closes with."""
         values: dict[str, str] = {}
         spans: list[tuple[int, int]] = []
         last_of: dict[int, int] = {}
@@ -1247,9 +1248,10 @@ class Matcher:
         for i, owner in enumerate(entry.segment_of):
             first_of.setdefault(owner, i)
             last_of[owner] = i
+        count = len(entry.holes)
         for h, name in enumerate(entry.holes):
             if h not in last_of or h + 1 not in first_of:
-                continue  # the hole opens or closes the message: its extent is unknown
+                continue  # the hole opens or closes the message: below
             left, right = bounds[last_of[h]], bounds[first_of[h + 1]]
             if left is None or right is None or right[0] < left[1]:
                 continue
@@ -1257,9 +1259,26 @@ class Matcher:
             text = cleaned[origin[a] : origin[b - 1] + 1].strip() if b > a else ""
             if b > a:
                 spans.append((origin[a], origin[b - 1] + 1))
+            if h == count - 1 and first_of[h + 1] == len(entry.chunks) - 1 and not any(c.isalnum() for c in entry.chunks[-1]):
+                # the last value, before the message's closing stop or bracket: that is the line's
+                # last one, when the value holds the same mark with no space ("got torch.float32.")
+                after = origin[a - 1] + 1  # (past the words before it, as a value that closes the message)
+                shown = cleaned[after : origin[b - 1] + 1].strip() if b > a else ""
+                whole = _closing_value(cleaned, after, template, origin[_first_found(bounds)])
+                if shown and whole.startswith(shown) and not any(c.isspace() for c in whole[len(shown):]):
+                    text = whole
             if len(text) > MAX_VALUE_CHARS:
                 text = text[:MAX_VALUE_CHARS] + ELLIPSIS
             values.setdefault(name, text)
+        if count and 0 not in last_of and 1 in first_of and bounds[first_of[1]] is not None:
+            text = _opening_value(cleaned, origin[bounds[first_of[1]][0]], template)
+            if text:
+                values.setdefault(entry.holes[0], text[:MAX_VALUE_CHARS] + ELLIPSIS if len(text) > MAX_VALUE_CHARS else text)
+        closing = bounds[last_of[count - 1]] if count and count not in first_of and count - 1 in last_of else None
+        if closing is not None and closing[1] - closing[0] == len(entry.chunks[last_of[count - 1]]):  # (its words whole)
+            text = _closing_value(cleaned, origin[closing[1] - 1] + 1, template, origin[_first_found(bounds)])
+            if text:
+                values.setdefault(entry.holes[-1], text[:MAX_VALUE_CHARS] + ELLIPSIS if len(text) > MAX_VALUE_CHARS else text)
         return values, spans
 
     def _frame_bonus(self, results: dict[int, Match], frames, last, cleaned: str) -> None:
@@ -1772,6 +1791,72 @@ def _value_start(text: str, position: int) -> int:
     while position > 0 and not text[position - 1].isspace():
         position -= 1
     return position
+
+
+def _first_found(bounds) -> int:
+    """The flat position of the first chunk the paste shows."""
+    return next(b[0] for b in bounds if b is not None)
+
+
+def _opening_value(text: str, position: int, template: str) -> str:
+    """The value a message opens with, its first words at ``position`` (for the page): the run
+    of non-space characters before them, without the template's own marks around the value
+    ("`ray` does not support ...": "ray"). None after a label or a type ("ValueError: is ...")."""
+    segments, _ = split_template(template)
+    end = position
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    value = text[_value_start(text, end) : end]
+    close = _dropped_head(segments[1]).strip()
+    if close and value.endswith(close):
+        value = value[: len(value) - len(close)]
+    opening = segments[0].strip()
+    if opening and value.startswith(opening):
+        value = value[len(opening) :]
+    return "" if value.endswith(":") or value.endswith("\uff1a") else value
+
+
+def _closing_value(text: str, position: int, template: str, start: int) -> str:
+    """The value a message closes with, its last words ending at ``position`` (for the page): the
+    rest of the line, without the template's own marks around the value. A message the paste
+    quotes (a JSON body's ``"message": "..."``, ``AssertionError('...')``, from ``start``) ends at
+    its closing quote; one
+    in pydantic's report, before its ``[type=...]``."""
+    segments, _ = split_template(template)
+    end = text.find("\n", position)
+    end = len(text) if end == -1 else end
+    quote = text[start - 1 : start] if start else ""
+    tail = (re.compile(re.escape(quote) + r"[ \t]*[,)}\]]") if quote in ("'", '"') else VALUE_TAIL).search(text, position, end)
+    value = text[position : tail.start() if tail else end].strip()
+    opening = _dropped_tail(segments[-2]).strip()
+    if opening and value.startswith(opening):
+        value = value[len(opening) :]
+    close = segments[-1].strip()
+    if close and value.endswith(close):
+        value = value[: len(value) - len(close)]
+    value = value.strip()
+    return "" if not value.strip("`") else value  # a Markdown fence closing the paste is no value
+
+
+# What others add to a message's line: pydantic's report of the error goes on ("... [type=value_error,
+# input_value=..."), and Ray counts the lines it folded (" [repeated 7x across cluster]")
+VALUE_TAIL = re.compile(r"[ \t]+\[type=[a-z_]+,|[ \t]+\[repeated \d+x across cluster\]")
+
+
+def _dropped_head(segment: str) -> str:
+    """The characters that open ``segment`` and that squashing drops (spaces, quotes)."""
+    size = 0
+    while size < len(segment) and segment[size] in DROPPED:
+        size += 1
+    return segment[:size]
+
+
+def _dropped_tail(segment: str) -> str:
+    """The characters that close ``segment`` and that squashing drops."""
+    size = len(segment)
+    while size > 0 and segment[size - 1] in DROPPED:
+        size -= 1
+    return segment[size:]
 
 
 def _capital_opens(text: str, position: int, template: str) -> bool:

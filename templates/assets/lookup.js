@@ -897,6 +897,7 @@
       flatAccessRecord: pyRegex(patterns.flat_access_record, "", "g"),
       raiseCode: pyRegex(patterns.raise_code, "", "y"),
       punctuation: pyRegex(patterns.punctuation, "", "g"),
+      valueTail: pyRegex(patterns.value_tail, "", "g"),
       chatterKeep: pyRegex(patterns.chatter_keep),
       accessLog: pyRegex(patterns.access_log),
       refusedRequest: pyRegex(patterns.refused_request),
@@ -2126,7 +2127,7 @@
       if (wordGluedToValue(entry, bounds, origin, cleaned, entry.form || this.errors[entry.error].template)) return null;
       // match.py: an opening value that would be the paste's exception type ("AssertionError: Expected ..., got 5")
       if (first === 0 && owners[0] > 0 && entry.chunks[0][0] === ":" && this.afterExceptionType(cleaned, origin.get(begin) + 1)) return null;
-      const [values, spans] = this.values(entry, bounds, origin, cleaned);
+      const [values, spans] = this.values(entry, bounds, origin, cleaned, entry.form || this.errors[entry.error].template);
       return new Match(rules, this.errors[entry.error], {
         values,
         valueSpans: spans,
@@ -2145,7 +2146,7 @@
       });
     }
 
-    values(entry, bounds, origin, cleaned) {
+    values(entry, bounds, origin, cleaned, template) {
       const values = new Map();
       const spans = [];
       const lastOf = new Map();
@@ -2154,17 +2155,38 @@
         if (!firstOf.has(owner)) firstOf.set(owner, i);
         lastOf.set(owner, i);
       });
+      const rules = this.rules;
+      const count = entry.holes.length;
+      const cap = (text) => text.length > rules.maxValueChars ? text.slice(0, rules.maxValueChars) + rules.ellipsis : text;
+      const firstFound = () => bounds.find((b) => b !== null)[0];
       entry.holes.forEach((name, h) => {
-        if (!lastOf.has(h) || !firstOf.has(h + 1)) return; // the hole opens or closes the message
+        if (!lastOf.has(h) || !firstOf.has(h + 1)) return; // the hole opens or closes the message: below
         const left = bounds[lastOf.get(h)];
         const right = bounds[firstOf.get(h + 1)];
         if (left === null || right === null || right[0] < left[1]) return;
         const a = left[1], b = right[0];
         let text = b > a ? pyStrip(cleaned.slice(origin.get(a), origin.get(b - 1) + 1)) : "";
         if (b > a) spans.push([origin.get(a), origin.get(b - 1) + 1]);
-        if (text.length > this.rules.maxValueChars) text = text.slice(0, this.rules.maxValueChars) + this.rules.ellipsis;
+        const lastChunk = entry.chunks[entry.chunks.length - 1];
+        if (h === count - 1 && firstOf.get(h + 1) === entry.chunks.length - 1 && !ALNUM.test(lastChunk)) {
+          // match.py: the last value, before the message's closing stop or bracket
+          const after = origin.get(a - 1) + 1; // (past the words before it, as a value that closes the message)
+          const shown = b > a ? pyStrip(cleaned.slice(after, origin.get(b - 1) + 1)) : "";
+          const whole = closingValue(cleaned, after, template, origin.get(firstFound()), rules);
+          if (shown && whole.startsWith(shown) && !PY_SPACE_RUN.test(whole.slice(shown.length))) text = whole;
+        }
+        text = cap(text);
         if (!values.has(name)) values.set(name, fromSlots(text));
       });
+      if (count && !lastOf.has(0) && firstOf.has(1) && bounds[firstOf.get(1)] !== null) {
+        const text = openingValue(cleaned, origin.get(bounds[firstOf.get(1)][0]), template, rules);
+        if (text && !values.has(entry.holes[0])) values.set(entry.holes[0], fromSlots(cap(text)));
+      }
+      const closing = count && !firstOf.has(count) && lastOf.has(count - 1) ? bounds[lastOf.get(count - 1)] : null;
+      if (closing !== null && closing[1] - closing[0] === entry.chunks[lastOf.get(count - 1)].length) { // (its words whole)
+        const text = closingValue(cleaned, origin.get(closing[1] - 1) + 1, template, origin.get(firstFound()), rules);
+        if (text && !values.has(entry.holes[count - 1])) values.set(entry.holes[count - 1], fromSlots(cap(text)));
+      }
       return [values, spans];
     }
 
@@ -2516,6 +2538,51 @@
   function valueStart(text, position) {
     while (position > 0 && !PY_SPACE_ONE.test(text[position - 1])) position--;
     return position;
+  }
+
+  /** match.py _opening_value(): the value a message opens with, its first words at the position (for the page). */
+  function openingValue(text, position, template, rules) {
+    const segments = splitTemplate(toSlots(template))[0];
+    let end = position;
+    while (end > 0 && (text[end - 1] === " " || text[end - 1] === "\t")) end--;
+    let value = text.slice(valueStart(text, end), end);
+    const close = pyStrip(droppedHead(segments[1], rules));
+    if (close && value.endsWith(close)) value = value.slice(0, value.length - close.length);
+    const opening = pyStrip(segments[0]);
+    if (opening && value.startsWith(opening)) value = value.slice(opening.length);
+    return value.endsWith(":") || value.endsWith("\uff1a") ? "" : value;
+  }
+
+  /** match.py _closing_value(): the value a message closes with, its last words ending at the position (for the page). */
+  function closingValue(text, position, template, start, rules) {
+    const segments = splitTemplate(toSlots(template))[0];
+    let end = text.indexOf("\n", position);
+    if (end === -1) end = text.length;
+    const quote = start ? text.slice(start - 1, start) : "";
+    const tail = quote === "'" || quote === '"' ? new RegExp(quote + "[ \\t]*[,)}\\]]", "g") : rules.valueTail;
+    tail.lastIndex = position;
+    const found = tail.exec(text);
+    let value = pyStrip(text.slice(position, found && found.index < end ? found.index : end));
+    const opening = pyStrip(droppedTail(segments[segments.length - 2], rules));
+    if (opening && value.startsWith(opening)) value = value.slice(opening.length);
+    const close = pyStrip(segments[segments.length - 1]);
+    if (close && value.endsWith(close)) value = value.slice(0, value.length - close.length);
+    value = pyStrip(value);
+    return pyStripChars(value, "`") ? value : ""; // a Markdown fence closing the paste is no value
+  }
+
+  /** match.py _dropped_head(): the characters that open the segment and that squashing drops. */
+  function droppedHead(segment, rules) {
+    let size = 0;
+    while (size < segment.length && rules.dropped.test(segment[size])) size++;
+    return segment.slice(0, size);
+  }
+
+  /** match.py _dropped_tail(): the characters that close the segment and that squashing drops. */
+  function droppedTail(segment, rules) {
+    let size = segment.length;
+    while (size > 0 && rules.dropped.test(segment[size - 1])) size--;
+    return segment.slice(size);
   }
 
   /** match.py _capital_opens(): the paste shows the capital letter the template opens with. */
