@@ -1040,17 +1040,21 @@ def test_a_short_message_is_not_found_where_the_paste_makes_its_last_word_longer
     assert top(m, "The engine hit an unexpected error.") is None
 
 
-def test_a_line_a_native_library_logged_is_none_of_vllms_messages():
-    """glog's, c10's and klog's headers name a C++ or Go file: the line is that program's, whatever words it shares."""
+def test_a_line_another_program_logged_is_none_of_vllms_messages():
+    """glog's, c10's and klog's headers name a C++ or Go file, SGLang's its ranks: the line is that program's, whatever words it shares."""
     m = tiny_matcher(("ERROR", "Failed to submit {transfer_type} transfer {job_id}", "log"))
     for line in ("E0904 21:29:13.608035 31963 client.cpp:1112] Failed to submit transfer operation",
                  "[E1204 11:18:17.728425480 ProcessGroupNCCL.cpp:616] Failed to submit transfer operation",
                  # Go's klog writes the same header (a gateway in front of vLLM)
-                 "E1031 06:10:27.243634       1 zmq_client.go:214] Failed to submit transfer operation"):
+                 "E1031 06:10:27.243634       1 zmq_client.go:214] Failed to submit transfer operation",
+                 # SGLang, which borrowed vLLM's code and its words
+                 "[2025-10-28 09:42:18 TP0] Failed to submit transfer operation",
+                 "[2025-10-28 09:42:18 DP1 TP3 EP3] Failed to submit transfer operation"):
         matches, foreign = m.lookup(line)
         assert matches == [] and foreign["id"] == "message-not-in-vllm", line
     assert top(m, "ERROR 09-04 21:29:13 [mooncake.py:1] Failed to submit transfer operation") == "e0"
     assert top(m, "E0904 21:29:13.608035 31963 client.cpp:1112] x\nFailed to submit transfer operation") == "e0"
+    assert top(m, "[2025-10-28 09:42:18] Failed to submit transfer operation") == "e0"  # a timestamp names no program
 
 
 def test_a_report_of_a_failure_does_not_come_before_the_error_it_reports():
@@ -1426,6 +1430,40 @@ def test_the_last_value_before_the_closing_stop_holds_its_own_stops():
     assert values_of(dtype, "ValueError: input.dtype needs to be fp16 or bf16 but got 'torch.float32'.") == {"dtype": "'torch.float32'"}
     # ... but not the user's next sentence
     assert values_of(dtype, "ValueError: input.dtype needs to be fp16 or bf16 but got fp32. Please help.") == {"dtype": "fp32"}
+
+
+def test_a_message_does_not_open_inside_another_name():
+    m = tiny_matcher(("AttributeError", "Module '{module_path}' has no attribute '{class_name}' (speculative_config.model='{backend}')"))
+    code = "    self.packed_modules_mapping):\nAttributeError: 'AscendQuantConfig' object has no attribute 'packed_modules_mapping'"
+    assert top(m, code) is None
+    assert top(m, "AttributeError: Module 'my.drafter' has no attribute 'Drafter' (speculative_config.model='x')") == "e0"
+
+
+def test_a_value_opening_a_short_message_follows_its_type():
+    """vLLM's message opens with its value: another exception's words before the value are that message's."""
+    m = tiny_matcher(("AssertionError", "{numerator} is not divisible by {denominator}"))
+    assert top(m, "ValueError: Tensor height 576 is not divisible by block_height 128. Block quantization requires exact division.") is None
+    assert top(m, "AssertionError: 576 is not divisible by 128") == "e0"
+    assert top(m, "RuntimeError: AssertionError: 576 is not divisible by 128") == "e0"  # a type, then vLLM's
+    assert top(m, "ValueError: 576 is not divisible by 128") == "e0"  # (vLLM's words, another type: still they)
+
+
+def test_a_message_after_another_programs_label_in_an_exception_is_not_vllms():
+    m = tiny_matcher(("ValueError", "Unknown quantization method: {q}. Must be one of {supported}."))
+    assert top(m, "[BUG] ValueError: QuantizeConfig: Unknown quantization method: `fp8`.") is None
+    assert top(m, "ValueError: Unknown quantization method: fp8. Must be one of ['awq'].") == "e0"
+    assert top(m, "RuntimeError: ValueError: Unknown quantization method: fp8. Must be one of ['awq'].") == "e0"
+
+
+def test_a_value_that_ends_the_pastes_own_sentence_is_no_cut():
+    """A paste may stop inside a value; but where the value's words end a sentence, and vLLM's
+    message has none left to end, the paste's sentence was its own."""
+    m = tiny_matcher(("ValueError", "This model supports at most {limit} choices per question"))
+    assert top(m, "This model supports at most 4 images per prompt, and the request has 5.") is None
+    assert top(m, "ValueError: This model supports at most 4096") == "e0"  # cut in the value
+    longer = tiny_matcher(("ValueError", "This model's maximum context length is {n} tokens. However, you requested {m} "
+                                         "tokens, for a total of {t} tokens. Please reduce the length of the input."))
+    assert top(longer, "This model's maximum context length is 8 tokens. However, you requested 9 tokens, for a total of 17 tokens.") == "e0"
 
 
 def test_escaped_surrogate_pairs_become_one_character():

@@ -130,6 +130,9 @@ def rules() -> dict:
             "raise_code": _source(clean.RAISE_CODE),
             "punctuation": _source(match.PUNCTUATION),
             "value_tail": _source(match.VALUE_TAIL),
+            "value_sentence_end": _source(match.VALUE_SENTENCE_END),
+            "typed_words": _source(match.TYPED_WORDS),
+            "labelled_in_exception": _source(match.LABELLED_IN_EXCEPTION),
             "shared_prefix": _source(clean.SHARED_PREFIX),
             "chatter_keep": _source(clean.CHATTER_KEEP),
             "web_space": _source(clean.WEB_SPACE),
@@ -167,7 +170,7 @@ def rules() -> dict:
             "raise_at_the_end": _source(match.RAISE_AT_THE_END),
             "hole": _source(match.HOLE),
             "python_wrote": _source(match.PYTHON_WROTE),
-            "native_log_line": _source(match.NATIVE_LOG_LINE),
+            "anothers_log_line": _source(match.ANOTHERS_LOG_LINE),
         },
     }
 

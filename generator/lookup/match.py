@@ -678,12 +678,13 @@ class Matcher:
         # A logged message is no exception's message: "RuntimeError: Failed to load the tokenizer"
         # is not the log line "Failed to load {filename}" (a message both logged and raised has
         # its raise among the results too).
-        # A line that a native library logged ("E0904 21:29:13.6 31963 client.cpp:1112] Failed to
-        # submit transfer operation": glog's header names a C++ file) is none of vLLM's messages.
+        # A line that another program logged ("E0904 21:29:13.6 31963 client.cpp:1112] Failed to
+        # submit transfer operation": glog's header names a C++ file; SGLang's "[2025-10-28
+        # 09:42:18 TP0] ") is none of vLLM's messages.
         found = [m for m in results.values() if not (m.error.kind == "log" and _after_exception_type(cleaned, m.start))
                  and (m.frame or not PYTHONS_OWN.match(m.error.template))
                  and (m.frame or not PYTHON_WROTE.match(cleaned, m.start))
-                 and (m.frame or not _on_a_native_log_line(cleaned, m.start))
+                 and (m.frame or not _on_anothers_log_line(cleaned, m.start))
                  and (m.frame or m.error.kind != "log" or not _in_a_response_body(cleaned, m.start))]
         # A message that starts inside the words of another message the paste shows whole is a
         # reading of those words: "Possibly too large swap space. 4.00 GiB out of ..." is the
@@ -992,6 +993,8 @@ class Matcher:
 
     def _walk(self, entry: Entry, first: int, start: int, skipped: int, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
         chunks, owners = entry.chunks, entry.segment_of
+        if first == 0 and not owners[0] and _ascii_alnum(chunks[0][0]) and _in_a_name(cleaned, origin[start]):
+            return None  # its first word inside another's name: "self.packed_modules_mapping" holds no "Module '...'"
         matched = len(chunks[first])
         missing = skipped
         truncated = open_value = False
@@ -1134,6 +1137,8 @@ class Matcher:
                 # the paste goes on in other words ("set the environment variable `RAY_X` to zero").
                 closed = hole and _closed_value_goes_on(cleaned, origin[pos - 1] + 1 if pos else 0)
                 after_hole = (hole and not closed and not _diverges(flat, origin, cleaned, pos, chunk)
+                              and not (_value_ends_a_sentence(cleaned, origin[pos - 1] + 1 if pos else 0)
+                                       and not any(c in chunk for chunk in chunks[i:] for c in ".!?"))
                               and not (_mid_sentence(cleaned, _opening(cleaned, origin[start]) if first == 0 and owners[0] else origin[start])
                                        and not (first == 0 and _capital_opens(cleaned, origin[start], self.errors[entry.error].template))))
                 open_value = after_hole and overlap == 0
@@ -1200,6 +1205,11 @@ class Matcher:
         if (entry.literal < MIN_MATCHED and first == 0 and entry.segment_of[0] > 0 and _ascii_alnum(entry.chunks[0][0])
                 and _labelled_value(cleaned, origin[begin])):
             return None  # a few words after a value that another's words name: "rollout world_size: 1 is not divisible by infer_tp: 2" is no "{numerator} is not divisible by {denominator}"
+        if (entry.literal < MIN_MATCHED and first == 0 and entry.segment_of[0] > 0 and _ascii_alnum(entry.chunks[0][0])
+                and _typed_words_before(cleaned, origin[begin], entry.exception)):
+            return None  # ... or that another exception's words open: "ValueError: Tensor height 576 is not divisible by block_height 128" is no AssertionError "{numerator} is not divisible by {denominator}"
+        if first == 0 and not owners[0] and _labelled_in_exception(cleaned, origin[begin]):
+            return None  # its words after an exception's type and another's name: "ValueError: QuantizeConfig: Unknown quantization method: `fp8`." is GPTQModel's
         if (first == 0 and not exception_beside and _capital_lowered(cleaned, origin[begin], self.errors[entry.error].template)
                 and _mid_sentence(cleaned, origin[begin])):
             return None  # its capital word written small after another's words: "Previous response with id 'x' not found." is not "Response with id '{id}' not found."
@@ -1373,10 +1383,13 @@ def raise_at_the_end(cleaned: str) -> tuple[int, str] | None:
     return found.start(1) - len("raise "), type_
 
 
-# The header of a line that a native (C++) library logged: glog's "E0904 21:29:13.607991 31963
-# client.cpp:1112] ", c10's "[E1204 11:18:17.728425480 ProcessGroupNCCL.cpp:616] ", and Go's
-# klog, the same header ("E1031 06:10:27.243634 1 zmq_client.go:214] ")
-NATIVE_LOG_LINE = re.compile(r"[ \t]*\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?:[ \t]+\d+)?[ \t]+[\w./-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|ts|go):\d+\]")
+# The header of a line that another program logged: a native (C++) library, glog's "E0904
+# 21:29:13.607991 31963 client.cpp:1112] ", c10's "[E1204 11:18:17.728425480 ProcessGroupNCCL.cpp:616] ",
+# and Go's klog, the same header ("E1031 06:10:27.243634 1 zmq_client.go:214] "); or SGLang, whose
+# header names its ranks ("[2025-10-28 09:42:18 TP0] ", "[... DP0 TP0 EP0] "): its messages read
+# like vLLM's, whose code it borrowed
+ANOTHERS_LOG_LINE = re.compile(r"[ \t]*(?:\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?:[ \t]+\d+)?[ \t]+[\w./-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|ts|go):\d+\]"
+                               r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP|CP)\d+)+\])")
 
 
 # A key of an HTTP error body ('{"detail": "...', "{'message': '...") or a client's "Error code:
@@ -1394,9 +1407,9 @@ def _in_a_response_body(cleaned: str, start: int) -> bool:
     return RESPONSE_BODY.search(cleaned, cleaned.rfind("\n", 0, start) + 1, start) is not None
 
 
-def _on_a_native_log_line(cleaned: str, start: int) -> bool:
-    """Whether ``start`` lies after the header of a line a native library logged."""
-    header = NATIVE_LOG_LINE.match(cleaned, cleaned.rfind("\n", 0, start) + 1)
+def _on_anothers_log_line(cleaned: str, start: int) -> bool:
+    """Whether ``start`` lies after the header of a line another program logged."""
+    header = ANOTHERS_LOG_LINE.match(cleaned, cleaned.rfind("\n", 0, start) + 1)
     return header is not None and header.end() <= start
 
 
@@ -1608,6 +1621,11 @@ def _cut_inside_word(cleaned: str, template: str) -> bool:
     return part not in words and any(w.startswith(part) for w in words)
 
 
+def _in_a_name(text: str, position: int) -> bool:
+    """Whether ``position`` lies inside a name: after an ASCII letter, digit or underscore."""
+    return position > 0 and (_ascii_alnum(text[position - 1]) or text[position - 1] == "_")
+
+
 def _ascii_alnum(char: str) -> bool:
     return char.isascii() and char.isalnum()
 
@@ -1775,6 +1793,37 @@ def _labelled_value(text: str, position: int) -> bool:
     return bool(before) and before[-1].endswith(":") and not VALUE_OPENS_AFTER.search(before[-1])
 
 
+# A line of an exception of another type, whose message opens with words before a value
+# (after an issue title's tag, if any): the exception's type, and its words
+TYPED_WORDS = re.compile(r"^\s*(?:" + ISSUE_TAGS + r":?[ \t]*)?(?:[\w.]+\.)?(\w+Error|\w*Exception)(?:\(\w+\))?:[ \t]+(\S.*)$")  # also in the browser
+
+
+# An exception's line up to a name and its colon (not one of a type, a warning or an error)
+LABELLED_IN_EXCEPTION = re.compile(r"^\s*(?:" + ISSUE_TAGS + r":?[ \t]*)?(?:[\w.]+\.)?(?:\w+Error|\w*Exception)(?:\(\w+\))?:[ \t]+"
+                                   r"(?![\w.]*(?:Error|Exception|Warning|ERROR|WARNING|[Ee]rror|[Ww]arning):)[A-Za-z_][\w.]*:[ \t]*$")  # also in the browser
+
+
+def _labelled_in_exception(text: str, position: int) -> bool:
+    """Whether a message that opens with its words at ``position`` follows an exception's type
+    and a name with its colon: the name labels another program's message with its class
+    ("ValueError: QuantizeConfig: Unknown quantization method: ..."); vLLM's messages follow
+    their type."""
+    return LABELLED_IN_EXCEPTION.match(text[text.rfind("\n", 0, position) + 1 : position]) is not None
+
+
+def _typed_words_before(text: str, position: int, exception: str) -> bool:
+    """Whether the value that ends before ``position`` (a message that opens with a value)
+    follows the words of an exception of another type than ``exception`` (lower case), the
+    last of them without a colon: "ValueError: Tensor height 576 is not divisible by ..." is
+    no message of vLLM's that opens with the value "576"."""
+    line_start = text.rfind("\n", 0, position) + 1
+    end = position
+    while end > line_start and text[end - 1] in " \t":
+        end -= 1
+    found = TYPED_WORDS.match(text[line_start : _value_start(text, end)].rstrip(" \t"))
+    return found is not None and found.group(1).lower() != exception and not found.group(2).endswith(":")
+
+
 def _opening(text: str, position: int) -> int:
     """Where a message that opens with a value opens, its first words at ``position``: the
     value's start, past the space between ("16 is not divisible by 6": at "16")."""
@@ -1825,9 +1874,9 @@ def _closing_value(text: str, position: int, template: str, start: int) -> str:
     segments, _ = split_template(template)
     end = text.find("\n", position)
     end = len(text) if end == -1 else end
-    quote = text[start - 1 : start] if start else ""
-    tail = (re.compile(re.escape(quote) + r"[ \t]*[,)}\]]") if quote in ("'", '"') else VALUE_TAIL).search(text, position, end)
-    value = text[position : tail.start() if tail else end].strip()
+    closing = _quote_end(text, start, position)
+    tail = VALUE_TAIL.search(text, position, end) if closing == -1 else None
+    value = text[position : closing if closing != -1 else tail.start() if tail else end].strip()
     opening = _dropped_tail(segments[-2]).strip()
     if opening and value.startswith(opening):
         value = value[len(opening) :]
@@ -1836,6 +1885,36 @@ def _closing_value(text: str, position: int, template: str, start: int) -> str:
         value = value[: len(value) - len(close)]
     value = value.strip()
     return "" if not value.strip("`") else value  # a Markdown fence closing the paste is no value
+
+
+# Words, then one that ends a sentence: at the line's end, or before a quote or another sentence
+VALUE_SENTENCE_END = re.compile(r"\S[ \t]+[^\s]*[A-Za-z0-9)\]][.!?](?=[ \t]*$|['\"]|[ \t]+[A-Z])")  # also in the browser
+
+
+def _value_ends_a_sentence(text: str, position: int) -> bool:
+    """Whether the value from ``position``, where vLLM's next words are not found, holds words
+    that end a sentence on its line. Where vLLM's message ends no sentence after it, the paste's
+    own sentence went on and ended ("This model supports at most 4096 completion tokens, whereas
+    you provided 8192." is no "... at most {limit} choices per question"): a paste cut inside
+    the value would have stopped in it."""
+    end = text.find("\n", position)
+    return VALUE_SENTENCE_END.search(text, position, len(text) if end == -1 else end) is not None
+
+
+def _quote_end(text: str, start: int, position: int) -> int:
+    """Where the quote that opens a message at ``start`` (a JSON body's ``"message": "..."``,
+    ``AssertionError('...')``) closes, from ``position`` on its line: before a comma or a
+    bracket. -1 where the message has no quote before it, or the line none that closes it."""
+    quote = text[start - 1 : start] if start else ""
+    if quote not in ("'", '"'):
+        return -1
+    end = text.find("\n", position)
+    found = (QUOTE_CLOSES_DOUBLE if quote == '"' else QUOTE_CLOSES_SINGLE).search(text, position, len(text) if end == -1 else end)
+    return found.start() if found else -1
+
+
+QUOTE_CLOSES_DOUBLE = re.compile(r'"[ \t]*[,)}\]]')  # also in the browser
+QUOTE_CLOSES_SINGLE = re.compile(r"'[ \t]*[,)}\]]")
 
 
 # What others add to a message's line: pydantic's report of the error goes on ("... [type=value_error,

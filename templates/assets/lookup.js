@@ -892,12 +892,15 @@
       fullWidthTypeColon: pyRegex(patterns.full_width_type_colon, "", "g"),
       shownCr: pyRegex(patterns.shown_cr, "", "g"),
       dockerJsonLog: pyRegex(patterns.docker_json_log, "", "g"),
-      nativeLogLine: pyRegex(patterns.native_log_line, "", "y"),
+      anothersLogLine: pyRegex(patterns.anothers_log_line, "", "y"),
       flatException: pyRegex(patterns.flat_exception, "", "g"),
       flatAccessRecord: pyRegex(patterns.flat_access_record, "", "g"),
       raiseCode: pyRegex(patterns.raise_code, "", "y"),
       punctuation: pyRegex(patterns.punctuation, "", "g"),
       valueTail: pyRegex(patterns.value_tail, "", "g"),
+      valueSentenceEnd: pyRegex(patterns.value_sentence_end),
+      typedWords: pyRegex(patterns.typed_words),
+      labelledInException: pyRegex(patterns.labelled_in_exception),
       chatterKeep: pyRegex(patterns.chatter_keep),
       accessLog: pyRegex(patterns.access_log),
       refusedRequest: pyRegex(patterns.refused_request),
@@ -1708,12 +1711,12 @@
       }
       this.frameBonus(results, frames, last, cleaned);
       // a logged message is no exception's message (match.py: _after_exception_type)
-      // ... nor is a line that a native library logged (match.py: _on_a_native_log_line)
+      // ... nor is a line that another program logged (match.py: _on_anothers_log_line)
       const readable = Array.from(results.values()).filter(
         (m) => !(m.error.kind === "log" && this.afterExceptionType(cleaned, m.start)) && (m.frame || !this.rules.pythonsOwn.test(m.error.template))
           // match.py PYTHON_WROTE: a line of the paste in Python's own words ("module 'x' has no attribute 'y'")
           && (m.frame || !pythonWrote(cleaned, m.start, this.rules))
-          && (m.frame || !onANativeLogLine(cleaned, m.start, this.rules))
+          && (m.frame || !onAnothersLogLine(cleaned, m.start, this.rules))
           // match.py _in_a_response_body(): a client's error body holds no line vLLM logged
           && (m.frame || m.error.kind !== "log" || !inAResponseBody(cleaned, m.start, this.rules)),
       );
@@ -1903,6 +1906,8 @@
       const rules = this.rules;
       const chunks = entry.chunks;
       const owners = entry.segmentOf;
+      // match.py: its first word inside another's name ("self.packed_modules_mapping" holds no "Module '...'")
+      if (first === 0 && !owners[0] && /^[A-Za-z0-9]/.test(chunks[0][0]) && inAName(cleaned, origin.get(start))) return null;
       let matched = chunks[first].length;
       let missing = skipped;
       let truncated = false;
@@ -2039,6 +2044,8 @@
           const closed = hole && closedValueGoesOn(cleaned, pos ? origin.get(pos - 1) + 1 : 0, rules);
           // match.py: mid-sentence, unless the message's capital opens a sentence of its own there
           const afterHole = hole && !closed && !diverges(flat, origin, cleaned, pos, chunk, rules)
+            // match.py: a value whose words end a sentence where vLLM's message ends none after it
+            && !(valueEndsASentence(cleaned, pos ? origin.get(pos - 1) + 1 : 0, rules) && !chunks.slice(i).some((c) => /[.!?]/.test(c)))
             && !(midSentence(cleaned, first === 0 && owners[0] ? openingOf(cleaned, origin.get(start)) : origin.get(start))
               && !(first === 0 && capitalOpens(cleaned, origin.get(start), this.errors[entry.error].template)));
           openValue = afterHole && overlap === 0;
@@ -2117,6 +2124,11 @@
       // match.py: a few words after a value that another's words name ("rollout world_size: 1 is not divisible by ...")
       if (entry.literal < rules.minMatched && first === 0 && owners[0] > 0 && /[A-Za-z0-9]/.test(entry.chunks[0][0])
           && labelledValue(cleaned, origin.get(begin), rules)) return null;
+      // match.py: ... or that another exception's words open ("ValueError: Tensor height 576 is not divisible by ...")
+      if (entry.literal < rules.minMatched && first === 0 && owners[0] > 0 && /[A-Za-z0-9]/.test(entry.chunks[0][0])
+          && typedWordsBefore(cleaned, origin.get(begin), entry.exception, rules)) return null;
+      // match.py: its words after an exception's type and another's name ("ValueError: QuantizeConfig: Unknown ...")
+      if (first === 0 && !owners[0] && labelledInException(cleaned, origin.get(begin), rules)) return null;
       // match.py: its capital word written small after another's words ("Previous response with id ...")
       if (first === 0 && !exceptionBeside && capitalLowered(cleaned, origin.get(begin), this.errors[entry.error].template)
           && midSentence(cleaned, origin.get(begin))) return null;
@@ -2244,7 +2256,6 @@
     }
   }
 
-  /** _on_a_native_log_line(): whether start lies after the header of a line a native library logged. */
   /** PYTHON_WROTE.match(cleaned, start): Python's own words from there to the line's end. */
   function pythonWrote(cleaned, start, rules) {
     rules.pythonWrote.lastIndex = start;
@@ -2258,8 +2269,9 @@
     return found !== null && found.index === 0;
   }
 
-  function onANativeLogLine(cleaned, start, rules) {
-    const pattern = rules.nativeLogLine;
+  /** _on_anothers_log_line(): whether start lies after the header of a line another program logged. */
+  function onAnothersLogLine(cleaned, start, rules) {
+    const pattern = rules.anothersLogLine;
     pattern.lastIndex = start > 0 ? cleaned.lastIndexOf("\n", start - 1) + 1 : 0;
     const header = pattern.exec(cleaned);
     return header !== null && header.index + header[0].length <= start;
@@ -2538,6 +2550,33 @@
   function valueStart(text, position) {
     while (position > 0 && !PY_SPACE_ONE.test(text[position - 1])) position--;
     return position;
+  }
+
+  /** match.py _in_a_name(): whether the position lies inside a name (after an ASCII letter, digit or underscore). */
+  function inAName(text, position) {
+    return position > 0 && /[A-Za-z0-9_]/.test(text[position - 1]);
+  }
+
+  /** match.py _typed_words_before(): the value before the position follows another exception type's words. */
+  function typedWordsBefore(text, position, exception, rules) {
+    const lineStart = position > 0 ? text.lastIndexOf("\n", position - 1) + 1 : 0;
+    let end = position;
+    while (end > lineStart && (text[end - 1] === " " || text[end - 1] === "\t")) end--;
+    const found = rules.typedWords.exec(pyRstripChars(text.slice(lineStart, valueStart(text, end)), " \t"));
+    return found !== null && lowerSlots(found[1]) !== exception && !found[2].endsWith(":");
+  }
+
+  /** match.py _labelled_in_exception(): a message's words after an exception's type and another's name with its colon. */
+  function labelledInException(text, position, rules) {
+    const lineStart = position > 0 ? text.lastIndexOf("\n", position - 1) + 1 : 0;
+    return rules.labelledInException.test(text.slice(lineStart, position));
+  }
+
+  /** match.py _value_ends_a_sentence(): the value from the position holds words that end a sentence on its line. */
+  function valueEndsASentence(text, position, rules) {
+    let end = text.indexOf("\n", position);
+    if (end === -1) end = text.length;
+    return rules.valueSentenceEnd.test(text.slice(position, end));
   }
 
   /** match.py _opening_value(): the value a message opens with, its first words at the position (for the page). */
