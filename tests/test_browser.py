@@ -51,6 +51,7 @@ EDGE_PASTES = {
     "closing value before pydantic's report": "  Value error, Invalid backend for piecewise compilation: eager [type=value_error, input_value={}, input_type=dict]",
     "closing value before Ray's count": "(EngineCore pid=1) ValueError: Invalid backend for piecewise compilation: eager [repeated 7x across cluster]",
     "closing value in a Markdown fence": "ValueError: Invalid backend for piecewise compilation: ```",
+    "closing value in a quote left open, before Ray's count": "ValueError('Invalid backend for piecewise compilation: eager [repeated 7x across cluster]",
     "last value before the closing stop": "ValueError: input.dtype needs to be fp16 or bf16 but got torch.float32🚀.",
     "last value before the user's next sentence": "ValueError: input.dtype needs to be fp16 or bf16 but got fp32. Please help.",
     "quote-only segment at the end": "AttributeError: 'Foo' object has no attribute 'bar'",

@@ -130,6 +130,8 @@ def rules() -> dict:
             "raise_code": _source(clean.RAISE_CODE),
             "punctuation": _source(match.PUNCTUATION),
             "value_tail": _source(match.VALUE_TAIL),
+            "quote_closes_double": _source(match.QUOTE_CLOSES_DOUBLE),
+            "quote_closes_single": _source(match.QUOTE_CLOSES_SINGLE),
             "value_sentence_end": _source(match.VALUE_SENTENCE_END),
             "typed_words": _source(match.TYPED_WORDS),
             "labelled_in_exception": _source(match.LABELLED_IN_EXCEPTION),

@@ -1869,8 +1869,7 @@ def _closing_value(text: str, position: int, template: str, start: int) -> str:
     """The value a message closes with, its last words ending at ``position`` (for the page): the
     rest of the line, without the template's own marks around the value. A message the paste
     quotes (a JSON body's ``"message": "..."``, ``AssertionError('...')``, from ``start``) ends at
-    its closing quote; one
-    in pydantic's report, before its ``[type=...]``."""
+    its closing quote; another before what other programs add to its line (VALUE_TAIL)."""
     segments, _ = split_template(template)
     end = text.find("\n", position)
     end = len(text) if end == -1 else end

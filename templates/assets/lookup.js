@@ -898,6 +898,8 @@
       raiseCode: pyRegex(patterns.raise_code, "", "y"),
       punctuation: pyRegex(patterns.punctuation, "", "g"),
       valueTail: pyRegex(patterns.value_tail, "", "g"),
+      quoteClosesDouble: pyRegex(patterns.quote_closes_double, "", "g"),
+      quoteClosesSingle: pyRegex(patterns.quote_closes_single, "", "g"),
       valueSentenceEnd: pyRegex(patterns.value_sentence_end),
       typedWords: pyRegex(patterns.typed_words),
       labelledInException: pyRegex(patterns.labelled_in_exception),
@@ -2597,17 +2599,31 @@
     const segments = splitTemplate(toSlots(template))[0];
     let end = text.indexOf("\n", position);
     if (end === -1) end = text.length;
-    const quote = start ? text.slice(start - 1, start) : "";
-    const tail = quote === "'" || quote === '"' ? new RegExp(quote + "[ \\t]*[,)}\\]]", "g") : rules.valueTail;
-    tail.lastIndex = position;
-    const found = tail.exec(text);
-    let value = pyStrip(text.slice(position, found && found.index < end ? found.index : end));
+    let stop = quoteEnd(text, start, position, rules);
+    if (stop === -1) {
+      rules.valueTail.lastIndex = position;
+      const tail = rules.valueTail.exec(text);
+      stop = tail && tail.index + tail[0].length <= end ? tail.index : end;
+    }
+    let value = pyStrip(text.slice(position, stop));
     const opening = pyStrip(droppedTail(segments[segments.length - 2], rules));
     if (opening && value.startsWith(opening)) value = value.slice(opening.length);
     const close = pyStrip(segments[segments.length - 1]);
     if (close && value.endsWith(close)) value = value.slice(0, value.length - close.length);
     value = pyStrip(value);
     return pyStripChars(value, "`") ? value : ""; // a Markdown fence closing the paste is no value
+  }
+
+  /** match.py _quote_end(): where the quote that opens a message at start closes, from the position on its line (-1: none). */
+  function quoteEnd(text, start, position, rules) {
+    const quote = start ? text.slice(start - 1, start) : "";
+    if (quote !== "'" && quote !== '"') return -1;
+    let end = text.indexOf("\n", position);
+    if (end === -1) end = text.length;
+    const pattern = quote === '"' ? rules.quoteClosesDouble : rules.quoteClosesSingle;
+    pattern.lastIndex = position;
+    const found = pattern.exec(text);
+    return found && found.index + found[0].length <= end ? found.index : -1;
   }
 
   /** match.py _dropped_head(): the characters that open the segment and that squashing drops. */
