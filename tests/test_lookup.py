@@ -1466,6 +1466,17 @@ def test_a_value_that_ends_the_pastes_own_sentence_is_no_cut():
     assert top(longer, "This model's maximum context length is 8 tokens. However, you requested 9 tokens, for a total of 17 tokens.") == "e0"
 
 
+def test_a_pydantic_error_is_a_requests_only_when_it_names_a_requests_model():
+    """A request's model (…Request, …Message, …Param) is a refused request body; another
+    program's own report ("BenchmarkRunStats", guidellm's) is that program's exception."""
+    m = tiny_matcher(("ValueError", "Unsupported model architecture: {arch}"))
+    body = "  Input should be a valid dictionary [type=model_type, input_value=1, input_type=int]"
+    _, foreign = m.lookup("pydantic_core._pydantic_core.ValidationError: 1 validation error for ChatCompletionRequest\nmessages\n" + body)
+    assert foreign["id"] == "request-validation-error"
+    _, foreign = m.lookup("pydantic_core._pydantic_core.ValidationError: 1 validation error for BenchmarkRunStats\nrequests_made\n" + body)
+    assert foreign["id"] == "exception-not-in-vllm"
+
+
 def test_escaped_surrogate_pairs_become_one_character():
     assert clean_paste('"\\ud83d\\ude80 go"') == '"\U0001f680 go"'
     assert clean_paste('"\\ud83d go"') == '"\ufffd go"'

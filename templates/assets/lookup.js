@@ -2173,6 +2173,7 @@
       const count = entry.holes.length;
       const cap = (text) => text.length > rules.maxValueChars ? text.slice(0, rules.maxValueChars) + rules.ellipsis : text;
       const firstFound = () => bounds.find((b) => b !== null)[0];
+      const lastChunk = entry.chunks[entry.chunks.length - 1];
       entry.holes.forEach((name, h) => {
         if (!lastOf.has(h) || !firstOf.has(h + 1)) return; // the hole opens or closes the message: below
         const left = bounds[lastOf.get(h)];
@@ -2181,7 +2182,6 @@
         const a = left[1], b = right[0];
         let text = b > a ? pyStrip(cleaned.slice(origin.get(a), origin.get(b - 1) + 1)) : "";
         if (b > a) spans.push([origin.get(a), origin.get(b - 1) + 1]);
-        const lastChunk = entry.chunks[entry.chunks.length - 1];
         if (h === count - 1 && firstOf.get(h + 1) === entry.chunks.length - 1 && !ALNUM.test(lastChunk)) {
           // match.py: the last value, before the message's closing stop or bracket
           const after = origin.get(a - 1) + 1; // (past the words before it, as a value that closes the message)
