@@ -85,6 +85,27 @@ EDGE_PASTES = {
         "    raise NotImplementedError\n"
         "NotImplementedError"
     ),
+    # round 54's rules: another package's Python warning, a logger header naming a module, a
+    # fork's raise in a function that no release raises in, and one that only an older release has
+    "python warning of another package": ("<frozen importlib._bootstrap_external>:1301: FutureWarning: The cuda.cudart module is "
+                                          "deprecated and will be removed in a future release, please switch to use cuda.bindings."),
+    "logger header naming a module": ("2025-04-14:10:53:14,506 WARNING  [lm_eval.models.vllm_causallms:109] You might experience "
+                                      "occasional issues with model weight downloading when data_parallel is in use."),
+    "a fork's raise": (
+        '  File "/wm/vllm-fork/vllm/worker/model_runner_base.py", line 233, in prepare_model_input_align_worker\n'
+        "    raise NotImplementedError\n"
+        "NotImplementedError"
+    ),
+    "a fork's raise in a file the pin has": (
+        '  File "/wm/vllm-fork/vllm/v1/engine/core_client.py", line 233, in prepare_model_input_align_worker\n'
+        "    raise NotImplementedError(\n"
+        "NotImplementedError: the fork's warm-up does not know this model"
+    ),
+    "a raise only an older release has": (
+        '  File "/env/lib/python3.8/site-packages/vllm/transformers_utils/tokenizer.py", line 42, in get_tokenizer\n'
+        "    raise RuntimeError(err_msg) from e\n"
+        "RuntimeError: Failed to load the tokenizer. If you are using a LLaMA-based model, use another tokenizer"
+    ),
     "foreign frame": (
         "Traceback (most recent call last):\n"
         '  File "/opt/venv/lib/python3.12/site-packages/transformers/models/auto/configuration_auto.py", line 1, in f\n'
@@ -509,6 +530,17 @@ def test_edge_pastes_as_python(lookup_page, site_matcher):
         if comparable(js) != comparable(py):
             differ[name] = {"js": comparable(js), "python": comparable(py)}
     assert not differ, json.dumps(differ, indent=1, ensure_ascii=False)[:6000]
+
+
+def test_a_forks_raise_is_told_in_the_browser(lookup_page):
+    """lookup.js, as foreign.raise_vllm_never_wrote: a raise in a function of the pin's file that
+    no release raises in is a fork's; in a function that raises at the pin it is not."""
+    fork = EDGE_PASTES["a fork's raise in a file the pin has"]
+    own = fork.replace("prepare_model_input_align_worker", "profile")
+    found = js_lookup(lookup_page, [fork, own], 1)
+    assert found[0]["matches"] == [] and found[0]["not_vllm"]["id"] == "exception-not-in-vllm", found[0]
+    assert "prepare_model_input_align_worker of vllm/v1/engine/core_client.py" in found[0]["not_vllm"]["reason"]
+    assert found[1]["not_vllm"] is None or found[1]["not_vllm"]["id"] != "exception-not-in-vllm", found[1]
 
 
 def test_variants_as_python(lookup_page, site_matcher):

@@ -1057,6 +1057,70 @@ def test_a_line_another_program_logged_is_none_of_vllms_messages():
     assert top(m, "[2025-10-28 09:42:18] Failed to submit transfer operation") == "e0"  # a timestamp names no program
 
 
+def test_python_s_warning_of_another_package_is_another_programs_line():
+    """warnings.warn prints "path:line: Category: message"; of a file that is not vLLM's, the
+    line is that package's (vLLM logs its warnings), whatever words it shares with a log of vLLM's."""
+    m = tiny_matcher(("WARNING", "{old_name} is deprecated and will be removed in {removal_version}. Use {new} instead.", "log"))
+    line = ("<frozen importlib._bootstrap_external>:1301: FutureWarning: The cuda.cudart module is deprecated and will be "
+            "removed in a future release, please switch to use the cuda.bindings.runtime module instead.")
+    matches, foreign = m.lookup(line)
+    assert matches == [] and foreign["id"] == "message-not-in-vllm"
+    matches, foreign = m.lookup(line.replace("<frozen importlib._bootstrap_external>", "/opt/venv/lib/python3.12/site-packages/cuda/cudart.py"))
+    assert matches == [] and foreign["id"] == "message-not-in-vllm"
+    # a file of vLLM's: the rule does not judge it
+    assert top(m, line.replace("<frozen importlib._bootstrap_external>", "/opt/venv/lib/python3.12/site-packages/vllm/envs.py")) == "e0"
+    assert top(m, "WARNING 08-01 10:00:00 [utils.py:80] cuda.cudart is deprecated and will be removed in v0.35. Use cuda.bindings instead.") == "e0"
+
+
+def test_a_line_that_reports_a_failure_in_other_words_is_another_programs():
+    """When no message of vLLM's matched: a logger's warning whose header names a module (vLLM's
+    names a file), and lines that report "an exception" or "errors" in lower case."""
+    m = tiny_matcher(("ValueError", "Something vLLM would say about its configuration"))
+    for line in ("2025-04-14:10:53:14,506 WARNING  [lm_eval.models.vllm_causallms:109] You might experience occasional issues "
+                 "with model weight downloading when data_parallel is in use.",
+                 "(Penguin pid=541090) Caught an exception printed above in comp_coding_simple_agent (SimpleAgent).",
+                 "Token indices sequence length is longer than the specified maximum sequence length for this model "
+                 "(970412 > 32768). Running this sequence through the model will result in indexing errors"):
+        matches, foreign = m.lookup(line)
+        assert matches == [] and foreign is not None and foreign["id"] == "message-not-in-vllm", line
+    # vLLM's own header names a file: its warning is no error report of another program
+    assert m.lookup("WARNING 04-14 10:53:14 [api_server.py:109] You might experience occasional issues with downloads")[1] is None
+
+
+def test_a_raise_in_a_function_where_no_release_raises_is_a_forks():
+    """The traceback's last frame raises in a vLLM file, in a function where no release covered
+    raises or logs, in a file that releases have: a fork's copy of the file (the Gaudi fork's
+    prepare_model_input_align_worker). A function that only an older release raises in is
+    vLLM's (``functions_before``)."""
+    errors = [LookupError_("e0", "NotImplementedError", "", "NotImplementedError", "", ["v1"],
+                           [{"path": "vllm/worker/model_runner_base.py", "line": 59, "function": "ModelRunnerBase.execute_model"}])]
+    m = Matcher(errors, [[]], paths={"vllm/worker/model_runner_base.py": 1, "vllm/transformers_utils/tokenizer.py": 1},
+                functions_before={"vllm/transformers_utils/tokenizer.py": frozenset({"get_tokenizer"})})
+    fork = ('  File "/wm/vllm-fork/vllm/worker/model_runner_base.py", line 233, in prepare_model_input_align_worker\n'
+            "    raise NotImplementedError\n"
+            "NotImplementedError")
+    matches, foreign = m.lookup(fork)
+    assert matches == [] and foreign["id"] == "exception-not-in-vllm"
+    assert "prepare_model_input_align_worker of vllm/worker/model_runner_base.py" in foreign["reason"]
+    with_message = ('  File "/venv/vllm/worker/model_runner_base.py", line 364, in forward_xpu\n'
+                    "    raise NotImplementedError(\n"
+                    "NotImplementedError: XPU gdn_attention does not yet support 'spec_sequence_masks'.")
+    assert m.lookup(with_message)[1]["id"] == "exception-not-in-vllm"
+    # vLLM's function: its own raise
+    assert top(m, fork.replace("line 233, in prepare_model_input_align_worker", "line 59, in execute_model")) == "e0"
+    # a function where an older release raises: no answer, not a fork's
+    old = ('  File "/env/lib/python3.8/site-packages/vllm/transformers_utils/tokenizer.py", line 42, in get_tokenizer\n'
+           "    raise RuntimeError(err_msg) from e\n"
+           "RuntimeError: Failed to load the tokenizer. If you are using a LLaMA-based model, use another tokenizer")
+    assert m.lookup(old) == ([], None)
+    # a file that no release has: its functions say nothing (a newer vLLM's, or a fork's own)
+    assert m.lookup(fork.replace("worker/model_runner_base.py", "worker/hpu_model_runner.py")) == ([], None)
+    # a line that raises another type than the paste's (a re-raise, an assert) names no raise
+    for code in ("raise", "raise exc", "assert x is not None", "raise ValueError("):
+        matches, foreign = m.lookup(fork.replace("raise NotImplementedError", code))
+        assert foreign is None, code
+
+
 def test_a_report_of_a_failure_does_not_come_before_the_error_it_reports():
     m = tiny_matcher(("RuntimeError", "Failed to apply {type(hf_processor).__name__} on data={data} with kwargs={kwargs}"),
                      ("CRITICAL", "Got fatal signal from worker processes, shutting down. See stack trace above for root cause issue.", "log"))
@@ -1788,6 +1852,25 @@ def test_the_line_of_the_raise_tells_the_release_where_the_index_has_the_lines()
     elsewhere = paste.replace("line 10", "line 15")
     assert matcher.releases_of(elsewhere, matcher.lookup(elsewhere)[0])["releases"] == ["v1", "v2", "v3"]
     assert "raise_lines" not in compact_index(catalogs)
+
+
+def test_the_index_keeps_the_functions_only_older_releases_raise_in():
+    """A function where an older release raises and the newest sites do not travels in the index
+    (by its path's number), through JSON and the stored matcher: a raise there is vLLM's."""
+    from generator.lookup.cache import index_problem
+
+    moved = _moved("v2", 20)
+    moved["errors"][0]["sites"][0]["function"] = "Planner.g"
+    index = json.loads(json.dumps(compact_index([_moved("v1", 10), moved])))
+    assert index["functions_before"] == {"0": "f"} and index_problem(index) is None
+    paste = ('  File "/opt/venv/lib/python3.12/site-packages/vllm/v1/x.py", line 10, in {}\n'
+             "    raise ValueError(\nValueError: no words of vLLM's here")
+    for matcher in (matcher_from_index(index), Matcher.from_snapshot(matcher_from_index(index).snapshot())):
+        assert matcher.lookup(paste.format("f"))[1] is None
+        assert matcher.lookup(paste.format("g"))[1] is None
+        assert matcher.lookup(paste.format("h"))[1]["id"] == "exception-not-in-vllm"
+    index["functions_before"] = {"7": "f"}
+    assert "functions_before" in index_problem(index)
 
 
 def test_a_stored_index_with_damaged_raise_lines_is_refused():

@@ -78,6 +78,10 @@ def index_problem(index) -> str | None:
     if not isinstance(logged, dict) or not all(
             isinstance(at, list) and all(isinstance(place, str) for place in at) for at in logged.values()):
         return "`log_lines` is not a mapping of error ids to \"file.py:line\" strings"
+    before = index.get("functions_before", {})
+    if not isinstance(before, dict) or not all(
+            isinstance(k, str) and k.isdigit() and int(k) < len(paths) and isinstance(v, str) for k, v in before.items()):
+        return "`functions_before` is not a mapping of path numbers to function names"
     return None
 
 

@@ -19,7 +19,7 @@ import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from generator.errors import InputError
 
@@ -332,6 +332,39 @@ def unmatched_exception(cleaned: str, last: tuple[int, str] | None, own_types) -
     return 0, UNMATCHED_SOURCE, UNMATCHED_REASON.format(type=last[1]), UNMATCHED_ID, 0
 
 
+# The traceback's last frame raises on a line of a vLLM file, in a function where no release
+# covered raises anything: a fork's or a plugin's copy of that file raised it (the Gaudi fork's
+# bare "raise NotImplementedError" in vllm/worker/model_runner_base.py's
+# prepare_model_input_align_worker), or a vLLM newer than the pin. The catalog holds every
+# raise of every release, with or without a message (not so an assert without one: only a
+# raise counts), so the function's name says it, in a file that some release has.
+FORK_RAISE_REASON = ("no release of vLLM covered raises anything in {function} of {file}: a fork's or a plugin's copy of "
+                     "vLLM (or a vLLM newer than those covered) raised this {type}")
+FORK_RAISE_SOURCE = "a fork or a plugin of vLLM"
+RAISE_OF_A_TYPE = re.compile(r"^\s*raise\s+(?:[\w.]+\.)?(\w+)\s*(?:\(|$)")  # also in the browser
+
+
+def raise_vllm_never_wrote(cleaned: str, last: tuple[int, str] | None,
+                           may_raise_in: Callable[[str, str], bool]) -> tuple[int, str, str, str, int] | None:
+    """When no vLLM error matched: the last exception, raised by its own type's name on the line
+    of the traceback's last frame, in a vLLM file's function where no release raises.
+    ``may_raise_in(path, function)``: whether some release raises in ``function`` of ``path``
+    (``vllm/...``), or none has the file."""
+    raising = raising_frame(cleaned, last)
+    if raising is None:
+        return None
+    frame, code = raising
+    path = frame.group(1).replace("\\", "/")
+    at = path.rfind("vllm/")
+    found = RAISE_OF_A_TYPE.match(code)
+    if at == -1 or found is None or found.group(1) != last[1].rsplit(".", 1)[-1]:
+        return None
+    function = frame.group(3).rsplit(".", 1)[-1]
+    if may_raise_in(path[at:], function):
+        return None
+    return 0, FORK_RAISE_SOURCE, FORK_RAISE_REASON.format(function=function, file=path[at:], type=last[1]), UNMATCHED_ID, 0
+
+
 # A paste that no message of vLLM's matched, and whose error report is a line of its own
 # rather than an exception ("docker: Error response from daemon: ...", a C++ library's
 # "E1213 02:57:18.044381 5811 worker_pool.cpp:274] Worker: Process failed ...", a client's
@@ -350,7 +383,7 @@ UNMATCHED_LINE_SOURCE = "another program"
 # point exception)", the C++ runtime's "terminate called after throwing an instance of
 # 'std::bad_alloc'", the operating system's "Operation not permitted"...), glog's E, F and W
 # severities, or another program's logger warning. ASCII classes: the browser reads the same.
-ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_])(?:error|ERROR|failed|Failed|FAILED|fatal|Fatal|FATAL"
+ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_])(?:error|errors|ERROR|exceptions?|failed|Failed|FAILED|fatal|Fatal|FATAL"
                         r"|[Tt]imed out|does not exist|undefined symbol|Symbol not found|No module named|cannot import name|Permission denied"
                         r"|Segmentation fault|core dumped|terminate called|Floating point exception|[Cc]aught signal|out of resource|[Nn]ot [Ff]ound|[Uu]nable to|[Cc]annot|[Cc]ould not"
                         r"|[Ii]nvalid|[Uu]nsupported|[Rr]efused|[Nn]ot permitted|[Aa]borted|Killed|[Cc]rash(?:ed)?|CRASHED|died|[Tt]erminated|exited with|exit code|[Uu]nreachable|[Dd]enied|[Mm]ismatch(?:ed)?|No such file|[Uu]navailable|[Pp]anic(?:ked)?|[Ee]xceeded|[Oo]ut of memory|OOM|[Nn]ot supported|(?:[Dd]oes|[Dd]o) not support|(?:[Dd]oesn't|[Dd]on't) support|[Uu]nexpected(?:ly)?|[Dd]isconnected|[Rr]ejected|[Ff]ailure|[Dd]eadlock|[Cc]orrupt(?:ed)?|[Ii]ncompatible|[Nn]ot [Rr]eady|NOT [Rr]eady|NOT READY"
@@ -364,6 +397,12 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_]
                         # Python's "%(name)s - %(levelname)s - ": "__main__ - WARNING - ...", lighteval's
                         # "[2025-03-25 09:04:12,277] [ WARNING]: ...", loguru's "... | WARNING  | module:fn:44 - ...")
                         r"|^\[(?:WARNING|WARN):(?!vllm\b)[\w.-]+\]|^(?!vllm\b)[\w.]+ - WARNING - |\[ *WARNING *\]:|\bWARNING +\| "
+                        # ... a logger's warning whose header names its module, not a file (lm-eval's
+                        # "2025-04-14:10:53:14,506 WARNING  [lm_eval.models.vllm_causallms:109] ..."; vLLM's
+                        # header names a file: "[api_server.py:784]"), or Python's own warning of a file that
+                        # is not vLLM's ("<frozen importlib._bootstrap_external>:1301: FutureWarning: ...")
+                        r"|\bWARNING +\[(?!vllm\.)(?![\w.]*\.py:)[A-Za-z_]\w*(?:\.\w+)+:\d+\]"
+                        r"|^(?![^\n]*vllm[/\\])[^\n]*?:\d+:[ \t]+(?:[\w.]+\.)?[A-Z]\w*Warning:[ \t]"
                         # ... or the message of an error body that a client printed over lines ('"message": "...",')
                         r'|^[ \t]*"message":[ \t]*"')
 LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone reports nothing

@@ -23,7 +23,7 @@ from generator.text import CUT_TRAILING, ELLIPSIS, error_path, error_url, foreig
 # 4: forms no longer repeat the main template; the releases each file is in.
 # 7: entries by slug (an entry of several ids once), kinds as row numbers, curated titles only
 #    where no entry gives them: the browser's index stays under 1 MB gzipped.
-INDEX_SCHEMA_VERSION = 8
+INDEX_SCHEMA_VERSION = 9
 
 
 def _source(pattern: re.Pattern) -> str:
@@ -97,7 +97,8 @@ def rules() -> dict:
         "raise_tail_chars": match.RAISE_TAIL_CHARS,
         "unmatched": {"id": foreign.UNMATCHED_ID, "reason": foreign.UNMATCHED_REASON, "source": foreign.UNMATCHED_SOURCE,
                       "builtin_exceptions": list(foreign.BUILTIN_EXCEPTIONS),
-                      "python_on_vllms_line_reason": foreign.PYTHON_ON_VLLMS_LINE_REASON},
+                      "python_on_vllms_line_reason": foreign.PYTHON_ON_VLLMS_LINE_REASON,
+                      "fork_raise_reason": foreign.FORK_RAISE_REASON, "fork_raise_source": foreign.FORK_RAISE_SOURCE},
         "unmatched_line": {"id": foreign.UNMATCHED_LINE_ID, "reason": foreign.UNMATCHED_LINE_REASON,
                            "source": foreign.UNMATCHED_LINE_SOURCE, "line_words": foreign.LINE_WORDS,
                            "shown_chars": match.SHOWN_LINE_CHARS},
@@ -169,6 +170,7 @@ def rules() -> dict:
             "ascii_word": _source(match.ASCII_WORD),
             "raises_or_calls_a_kernel": _source(foreign.RAISES_OR_CALLS_A_KERNEL),
             "code_word": _source(foreign.CODE_WORD),
+            "raise_of_a_type": _source(foreign.RAISE_OF_A_TYPE),
             "raise_at_the_end": _source(match.RAISE_AT_THE_END),
             "hole": _source(match.HOLE),
             "python_wrote": _source(match.PYTHON_WROTE),
@@ -200,6 +202,7 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
     paths: dict[str, int] = {}  # a file's path → bitmask of the releases whose sites are in it
     lines: dict[str, dict[tuple[str, int], int]] = {}  # error id → (path, line) → releases bitmask
     logged: dict[str, set[str]] = {}  # an error log's id → "file.py:line" of its sites in any release
+    functions: dict[str, set[str]] = {}  # a file's path → the functions of its sites in any release
     for number, catalog in enumerate(catalogs):
         for error in catalog["errors"]:
             if error.get("kind") == "log" and error["exception"] in LOGGED_FAILURES:
@@ -207,6 +210,7 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
                     f"{site['path'].rsplit('/', 1)[-1]}:{site['line']}" for site in error["sites"])
             for site in error["sites"]:
                 paths[site["path"]] = paths.get(site["path"], 0) | 1 << number
+                functions.setdefault(site["path"], set()).add(site["function"].rsplit(".", 1)[-1])
                 if raise_lines:
                     at = lines.setdefault(error["id"], {})
                     at[site["path"], site["line"]] = at.get((site["path"], site["line"]), 0) | 1 << number
@@ -237,6 +241,9 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
     revisions = [c["revision"] for c in catalogs]
     place = {revision: number for number, revision in enumerate(revisions)}
     path_number = {path: number for number, path in enumerate(sorted(paths))}
+    for known in merged.values():  # the errors' sites (their newest release's) name the rest
+        for path, _, function in known["sites"]:
+            functions[path].discard(function.rsplit(".", 1)[-1])
     entries = entries or {}
     return {
         "schema_version": INDEX_SCHEMA_VERSION,
@@ -252,6 +259,10 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
         "groups": problem_groups(merged, revisions, links or [], entries),
         "kinds": pack_kinds(ids, kinds),
         "paths": {p: paths[p] for p in sorted(paths)},
+        # the functions where an older release raises or logs and its newest sites do not, by the
+        # path's number in `paths` (8 KB gzipped): a traceback's raise in a vLLM file's function
+        # that no release has is a fork's (foreign.raise_vllm_never_wrote)
+        "functions_before": {path_number[p]: " ".join(sorted(functions[p])) for p in sorted(functions) if functions[p]},
         **({"raise_lines": {i: [[p, n, m] for (p, n), m in sorted(lines[i].items())] for i in sorted(lines)}}
            if raise_lines else {}),
         # where each error log is written: a paste whose log header ("ERROR ... [core.py:500]")
@@ -424,7 +435,13 @@ def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
     return Matcher(errors, templates, groups=index.get("groups", {}),
                    revisions=index.get("revisions", []), site_url=site_url, paths=index.get("paths", {}),
                    raise_lines={i: {(p, n): m for p, n, m in rows} for i, rows in index.get("raise_lines", {}).items()},
-                   log_lines=index.get("log_lines", {}))
+                   log_lines=index.get("log_lines", {}), functions_before=functions_before(index))
+
+
+def functions_before(index: dict) -> dict[str, frozenset[str]]:
+    """The index's ``functions_before`` with the paths spelled out."""
+    paths = list(index.get("paths", {}))
+    return {paths[int(p)]: frozenset(names.split()) for p, names in index.get("functions_before", {}).items()}
 
 
 def matcher_from_catalogs(catalogs: list[dict], site_url: str = "") -> Matcher:

@@ -37,7 +37,8 @@ from typing import Callable, Iterable
 from generator.lookup.clean import ANSI, DROPPED, Origin, clean_paste, squash, squash_text, squashes_longer
 from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, ISSUE_TAGS, LOGGED_ABOVE_TRACEBACK, WRAPPER, ForeignError, foreign_call, foreign_errors,
                                       foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
-                                      raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID, UNMATCHED_LINE_ID)
+                                      raise_vllm_never_wrote, raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID,
+                                      UNMATCHED_LINE_ID)
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
 
@@ -320,7 +321,7 @@ def _entry_of(row: tuple) -> Entry:
     return Entry(error, list(chunks), list(segment_of), list(holes), literal, exception, grams, form)
 
 
-SNAPSHOT_VERSION = 7
+SNAPSHOT_VERSION = 8
 
 SHOWN_LINE_CHARS = 200  # of the line a `message-not-in-vllm` answer judged: its prefix names the program
 
@@ -513,8 +514,10 @@ class Matcher:
     def __init__(self, errors: list[LookupError_], templates: list[list[str]], groups: dict[str, str] | None = None,
                  revisions: list[str] | None = None, site_url: str = "", foreign: Iterable[ForeignError] | None = None,
                  paths: dict[str, int] | None = None, raise_lines: dict | None = None,
-                 log_lines: dict[str, list[str]] | None = None):
+                 log_lines: dict[str, list[str]] | None = None, functions_before: dict[str, frozenset[str]] | None = None):
         """``templates[i]``: the templates (main first, then variants) of ``errors[i]``.
+        ``functions_before``: by path, the functions where an older release raises or logs and the
+        errors' sites (their newest release's) do not.
         ``groups``: error id → its problem's current error id (``index.problem_groups``).
         ``foreign``: the errors that are not vLLM's to tell (the package's ``foreign.yaml``)."""
         self.entries: list[Entry] = []
@@ -543,11 +546,13 @@ class Matcher:
         self.short += [number for number, entry in enumerate(self.entries) if entry.grams and number not in indexed]
         self.entry_grams = [e.grams for e in self.entries]
         self._set_up(errors, [e.id for e in errors], groups or {}, revisions or [], site_url,
-                     list(foreign_errors() if foreign is None else foreign), paths, raise_lines)
+                     list(foreign_errors() if foreign is None else foreign), paths, raise_lines, functions_before)
 
     def _set_up(self, errors, ids: list[str], groups: dict[str, str], revisions: list[str], site_url: str,
-                foreign: list[ForeignError], paths: dict[str, int] | None = None, raise_lines: dict | None = None) -> None:
+                foreign: list[ForeignError], paths: dict[str, int] | None = None, raise_lines: dict | None = None,
+                functions_before: dict | None = None) -> None:
         self.errors = errors
+        self.functions_before = functions_before or {}
         self.paths = paths or {}  # vllm/... path → bitmask of the releases that have it
         # error id → (path, line) of a site → bitmask of the releases that raise it there
         self.raise_lines = raise_lines or {}
@@ -580,6 +585,7 @@ class Matcher:
             # one blob per error, decoded when a paste's traceback asks (78,000 sites: 0.1 s to read whole)
             marshal.dumps(raise_lines),
             {k: tuple(v) for k, v in self.logged_at.items()},
+            {k: frozenset(v) for k, v in self.functions_before.items()},
         ))
 
     @classmethod
@@ -587,7 +593,7 @@ class Matcher:
         """A matcher from ``snapshot()``'s bytes; ValueError when they are not one."""
         try:
             (version, revisions, site_url, ids, errors, entries, grams, postings, short, by_location, groups,
-             foreign, paths, raise_lines, logged_at) = marshal.loads(data)
+             foreign, paths, raise_lines, logged_at, functions_before) = marshal.loads(data)
         except (EOFError, ValueError, TypeError) as exc:
             raise ValueError(f"not a stored matcher: {exc}") from None
         if version != SNAPSHOT_VERSION:
@@ -603,7 +609,7 @@ class Matcher:
         matcher.by_location = _LazyMapping(by_location)
         matcher.logged_at = {k: list(v) for k, v in logged_at.items()}
         matcher._set_up(_Lazy(errors, lambda blob: _error_of(marshal.loads(blob))), ids, groups, list(revisions),
-                        site_url, from_rows(foreign), paths, _LazyMapping(raise_lines))
+                        site_url, from_rows(foreign), paths, _LazyMapping(raise_lines), functions_before)
         return matcher
 
     def _add(self, error: int, exception: str, template: str, form: str = "") -> None:
@@ -680,7 +686,7 @@ class Matcher:
         # its raise among the results too).
         # A line that another program logged ("E0904 21:29:13.6 31963 client.cpp:1112] Failed to
         # submit transfer operation": glog's header names a C++ file; SGLang's "[2025-10-28
-        # 09:42:18 TP0] ") is none of vLLM's messages.
+        # 09:42:18 TP0] "; Python's warning of another package's file) is none of vLLM's messages.
         found = [m for m in results.values() if not (m.error.kind == "log" and _after_exception_type(cleaned, m.start))
                  and (m.frame or not PYTHONS_OWN.match(m.error.template))
                  and (m.frame or not PYTHON_WROTE.match(cleaned, m.start))
@@ -728,7 +734,8 @@ class Matcher:
         quiet = not ranked or warned_only
         foreign = not_vllm(cleaned, quiet, self.foreign) or (
             foreign_frame(frames) or foreign_exception_type(cleaned, last) or foreign_call(cleaned, last)
-            or unmatched_exception(cleaned, last, self.own_types) if quiet else None)
+            or unmatched_exception(cleaned, last, self.own_types) or raise_vllm_never_wrote(cleaned, last, self._may_raise_in)
+            if quiet else None)
         if foreign is None and ranked and all(REPORTS_ABOVE.search(m.error.template) and not m.frame for m in ranked):
             # vLLM only reported a failure ("Engine core initialization failed. See root cause
             # above."): an exception the paste shows above the report, told as not vLLM's as if
@@ -738,7 +745,8 @@ class Matcher:
             if last_above is not None:
                 foreign = not_vllm(above, True, self.foreign) or (
                     foreign_frame(traceback_frames(above)) or foreign_exception_type(above, last_above)
-                    or foreign_call(above, last_above) or unmatched_exception(above, last_above, self.own_types))
+                    or foreign_call(above, last_above) or unmatched_exception(above, last_above, self.own_types)
+                    or raise_vllm_never_wrote(above, last_above, self._may_raise_in))
         if foreign is None:
             ranked = ranked or self._logged_there(text)
             foreign = None if ranked else unmatched_line(cleaned, last)
@@ -1291,6 +1299,13 @@ class Matcher:
                 values.setdefault(entry.holes[-1], text[:MAX_VALUE_CHARS] + ELLIPSIS if len(text) > MAX_VALUE_CHARS else text)
         return values, spans
 
+    def _may_raise_in(self, path: str, function: str) -> bool:
+        """Whether some release raises or logs in ``function`` of ``path`` (``vllm/...``), or no
+        release has the file (a file of a vLLM newer than those covered, or a fork's own: its
+        functions say nothing)."""
+        return (path not in self.paths or (path, function) in self.by_location
+                or function in self.functions_before.get(path, ()))
+
     def _frame_bonus(self, results: dict[int, Match], frames, last, cleaned: str) -> None:
         """The innermost frame of the last traceback names the raising file and function."""
         at_the_end = False
@@ -1389,7 +1404,11 @@ def raise_at_the_end(cleaned: str) -> tuple[int, str] | None:
 # header names its ranks ("[2025-10-28 09:42:18 TP0] ", "[... DP0 TP0 EP0] "): its messages read
 # like vLLM's, whose code it borrowed
 ANOTHERS_LOG_LINE = re.compile(r"[ \t]*(?:\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?:[ \t]+\d+)?[ \t]+[\w./-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|ts|go):\d+\]"
-                               r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP|CP)\d+)+\])")
+                               r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP|CP)\d+)+\]"
+                               # Python's own warning of a file that is not vLLM's: warnings.warn prints
+                               # "path:line: Category: message" (vLLM logs its warnings; its catalog
+                               # holds no warnings.warn)
+                               r"|(?![^\n]*vllm[/\\])[^\n]*?:\d+:[ \t]+(?:[\w.]+\.)?[A-Z]\w*Warning:[ \t])")
 
 
 # A key of an HTTP error body ('{"detail": "...', "{'message': '...") or a client's "Error code:

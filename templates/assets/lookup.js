@@ -57,7 +57,7 @@
 
   // The index format this file reads (generator.lookup.index.INDEX_SCHEMA_VERSION); the
   // numbers and patterns of the rules come from the index itself.
-  const INDEX_SCHEMA_VERSION = 8;
+  const INDEX_SCHEMA_VERSION = 9;
 
   // --- code points: the slot form -----------------------------------------------------------
   //
@@ -977,7 +977,9 @@
       exceptionTypeReason: rules.exception_type_reason,
       unmatched: { id: rules.unmatched.id, reason: rules.unmatched.reason, source: rules.unmatched.source,
                    builtinExceptions: rules.unmatched.builtin_exceptions.slice(),
-                   pythonOnVllmsLineReason: rules.unmatched.python_on_vllms_line_reason },
+                   pythonOnVllmsLineReason: rules.unmatched.python_on_vllms_line_reason,
+                   forkRaiseReason: rules.unmatched.fork_raise_reason, forkRaiseSource: rules.unmatched.fork_raise_source },
+      raiseOfAType: pyRegex(patterns.raise_of_a_type),
       raisesOrCallsAKernel: pyRegex(patterns.raises_or_calls_a_kernel),
       codeWord: pyRegex(patterns.code_word),
       messageWord: pyRegex(patterns.message_word, "", "g"),
@@ -1125,6 +1127,10 @@
       // (generator.lookup.index.error_rows reads them back the same way)
       const revisionList = index.revisions || [];
       const pathList = Object.keys(index.paths || {});
+      // by path, the functions where an older release raises or logs and the errors' newest sites
+      // do not (index.py: functions_before)
+      this.functionsBefore = new Map(Object.entries(index.functions_before || {})
+        .map(([p, names]) => [pathList[Number(p)], new Set(names.split(" "))]));
       index.errors.forEach((row, number) => {
         const [id, exception, template, hasMessage, mask, numberedSites, forms] = row;
         const versions = revisionList.filter((_, n) => Math.floor(mask / 2 ** n) % 2 === 1);
@@ -1583,6 +1589,29 @@
       return [0, u.source, pyFormat(u.reason, { type: fromSlots(last[1]) }), u.id, 0];
     }
 
+    /** match.py _may_raise_in(): whether some release raises (or logs) in fn of path (vllm/...), or none has the file. */
+    mayRaiseIn(path, fn) {
+      return !this.paths.has(path) || this.byLocation.has(path + "\u0000" + fn)
+        || (this.functionsBefore.has(path) && this.functionsBefore.get(path).has(fn));
+    }
+
+    /** foreign.py raise_vllm_never_wrote(): the last exception, raised by its type's name on the traceback's last
+     * frame's line, in a vLLM file's function where no release raises: a fork's copy of the file. */
+    raiseVllmNeverWrote(cleaned, last) {
+      const raising = this.raisingFrame(cleaned, last);
+      if (raising === null) return null;
+      const [frame, code] = raising;
+      const path = fromSlots(frame[1]).replace(/\\/g, "/");
+      const at = path.lastIndexOf("vllm/");
+      const found = this.rules.raiseOfAType.exec(code);
+      const type = fromSlots(last[1]);
+      if (at === -1 || found === null || found[1] !== type.slice(type.lastIndexOf(".") + 1)) return null;
+      const fn = fromSlots(frame[3]).slice(fromSlots(frame[3]).lastIndexOf(".") + 1);
+      if (this.mayRaiseIn(path.slice(at), fn)) return null;
+      const u = this.rules.unmatched;
+      return [0, u.forkRaiseSource, pyFormat(u.forkRaiseReason, { function: fn, file: path.slice(at), type }), u.id, 0];
+    }
+
     /** foreign.py unmatched_line(): when nothing else told the paste, its last error line, which no release of vLLM writes. */
     unmatchedLine(cleaned, last) {
       let found = null;
@@ -1774,7 +1803,8 @@
       const warnedOnly = last !== null && best.length > 0 && best.every(
         (m) => !m.frame && m.error.kind === "log" && m.error.exception.toUpperCase() === "WARNING" && m.end <= last[0]);
       const quiet = !best.length || warnedOnly;
-      let foreign = this.notVllm(cleaned, quiet) || (quiet ? this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last) || this.unmatchedException(cleaned, last) : null);
+      let foreign = this.notVllm(cleaned, quiet) || (quiet ? this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last) || this.unmatchedException(cleaned, last)
+        || this.raiseVllmNeverWrote(cleaned, last) : null);
       // match.py: vLLM only reported a failure whose root cause lies above: an exception above
       // the report, told as not vLLM's as if nothing had matched, is the failure
       if (foreign === null && best.length && best.every((m) => rules.reportsAbove.test(m.error.template) && !m.frame)) {
@@ -1782,7 +1812,7 @@
         const lastAbove = this.lastException(above);
         if (lastAbove !== null) {
           foreign = this.notVllm(above, true) || this.foreignFrame(this.tracebackFrames(above)) || this.foreignExceptionType(above, lastAbove)
-            || this.foreignCall(above, lastAbove) || this.unmatchedException(above, lastAbove);
+            || this.foreignCall(above, lastAbove) || this.unmatchedException(above, lastAbove) || this.raiseVllmNeverWrote(above, lastAbove);
         }
       }
       if (foreign === null) {
