@@ -91,6 +91,10 @@ EDGE_PASTES = {
                                           "deprecated and will be removed in a future release, please switch to use cuda.bindings."),
     "logger header naming a module": ("2025-04-14:10:53:14,506 WARNING  [lm_eval.models.vllm_causallms:109] You might experience "
                                       "occasional issues with model weight downloading when data_parallel is in use."),
+    "a plugin's warning in vLLM's log format": ("(StageEngineCoreProc pid=169460) WARNING 05-06 02:07:54 [gpu_model_runner.py:1147] "
+                                               "additional_information on scheduled_cached_reqs 🚀 is deprecated, use model_intermediate_buffer"),
+    "python's suggestion after its own words": ("AttributeError: module 'jax.experimental.pallas.tpu' has no attribute 'TPUMemorySpace'.\n"
+                                                "Did you mean: 'MemorySpace'?"),
     "a fork's raise": (
         '  File "/wm/vllm-fork/vllm/worker/model_runner_base.py", line 233, in prepare_model_input_align_worker\n'
         "    raise NotImplementedError\n"
@@ -541,6 +545,15 @@ def test_a_forks_raise_is_told_in_the_browser(lookup_page):
     assert found[0]["matches"] == [] and found[0]["not_vllm"]["id"] == "exception-not-in-vllm", found[0]
     assert "prepare_model_input_align_worker of vllm/v1/engine/core_client.py" in found[0]["not_vllm"]["reason"]
     assert found[1]["not_vllm"] is None or found[1]["not_vllm"]["id"] != "exception-not-in-vllm", found[1]
+
+
+def test_a_plugins_warning_in_vllms_log_format_is_told_in_the_browser(lookup_page):
+    """lookup.js, as match.unmatched_vllm_log_line: read from the paste as given (the cleaned one
+    has lost the header), and shown as the line judged."""
+    found = js_lookup(lookup_page, [EDGE_PASTES["a plugin's warning in vLLM's log format"]], 1)[0]
+    assert found["matches"] == [] and found["not_vllm"]["id"] == "message-not-in-vllm", found
+    assert "vLLM's log header" in found["not_vllm"]["reason"]
+    assert found["not_vllm"]["line"].startswith("additional_information on scheduled_cached_reqs 🚀 is deprecated")
 
 
 def test_variants_as_python(lookup_page, site_matcher):

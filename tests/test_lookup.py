@@ -1083,8 +1083,46 @@ def test_a_line_that_reports_a_failure_in_other_words_is_another_programs():
                  "(970412 > 32768). Running this sequence through the model will result in indexing errors"):
         matches, foreign = m.lookup(line)
         assert matches == [] and foreign is not None and foreign["id"] == "message-not-in-vllm", line
-    # vLLM's own header names a file: its warning is no error report of another program
-    assert m.lookup("WARNING 04-14 10:53:14 [api_server.py:109] You might experience occasional issues with downloads")[1] is None
+    # vLLM's own header names a file: not another logger's header (a line with vLLM's header whose
+    # words no release logs is told by its own rule: a plugin's)
+    foreign = m.lookup("WARNING 04-14 10:53:14 [api_server.py:109] You might experience occasional issues with downloads")[1]
+    assert "vLLM's log header" in foreign["reason"]
+
+
+def test_a_line_in_vllms_log_format_that_no_release_logs_is_a_plugins():
+    """vllm-omni and other plugins log through vLLM's logger: a warning with vLLM's header whose
+    words no release logs is theirs, when nothing else told the paste (cleaning takes the header
+    off, so the paste as given is read for it)."""
+    m = tiny_matcher(("WARNING", "Mooncake is not installed, so the Mooncake connector is off", "log"))
+    for paste in ("WARNING 01-27 02:55:35 [mooncake_connector.py:18] Mooncake not available, MooncakeOmniConnector will not work",
+                  "(StageEngineCoreProc_stage0_replica0 pid=187820) INFO 07-05 15:31:04 [kv_cache_utils.py:2147] Maximum concurrency: 33.73x\n"
+                  "(StageEngineCoreProc_stage0_replica0 pid=187820) WARNING 07-05 15:31:04 [base.py:188] [LLM Worker 0] Sleep Mode DISABLED."):
+        matches, foreign = m.lookup(paste)
+        assert matches == [] and foreign["id"] == "message-not-in-vllm", paste
+        assert "vLLM's log header" in foreign["reason"] and foreign["line"] in paste
+    # vLLM's own warning is vLLM's; so is a line under vLLM's frame, and two words report nothing
+    assert top(m, "WARNING 01-27 02:55:35 [mooncake.py:18] Mooncake is not installed, so the Mooncake connector is off") == "e0"
+    assert m.lookup("WARNING 01-27 02:55:35 [base.py:188] Sleep DISABLED.")[1] is None
+    under = ('  File "/venv/vllm/v1/worker/gpu_worker.py", line 9, in f\n    logger.warning(msg)\n'
+             "WARNING 01-27 02:55:35 [gpu_worker.py:9] Mooncake not available, the connector will not work")
+    assert m.lookup(under)[1] is None
+    # ... and a plain line with no header names no plugin
+    assert m.lookup("Mooncake not available, MooncakeOmniConnector will not work")[1] is None
+
+
+def test_pythons_own_words_with_its_suggestion_are_pythons():
+    """Python 3.10 and later end "has no attribute 'x'" with ". Did you mean: 'y'?": still Python's
+    words, not a vLLM message that only begins like them."""
+    m = tiny_matcher(("AttributeError", "Module '{module_path}' has no attribute '{class_name}' (speculative_config.model='{backend}')"))
+    for paste in ("AttributeError: module 'jax.experimental.pallas.tpu' has no attribute 'TPUMemorySpace'.\nDid you mean: 'MemorySpace'?",
+                  "AttributeError: module 'jax.experimental.pallas.tpu' has no attribute 'TPUMemorySpace'. Did you mean: 'MemorySpace'?"):
+        assert top(m, paste) is None, paste
+
+
+def test_envoys_no_healthy_upstream_reports_a_failure():
+    m = tiny_matcher(("ValueError", "Something vLLM would say about its configuration"))
+    matches, foreign = m.lookup("kubernetes inference Access - Response: no healthy upstream for port 8080")
+    assert matches == [] and foreign["id"] == "message-not-in-vllm"
 
 
 def test_a_raise_in_a_function_where_no_release_raises_is_a_forks():

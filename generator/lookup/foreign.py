@@ -392,7 +392,7 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_]
                         # "spec.x.name should not be set")
                         r"|[Ii]llegal|[Ii]nconsistent|already exists|not a multiple|[Mm]ust (?:be|not)|[Ss]hould not|[Mm]issing|[Uu]nknown|[Ii]ncorrect"
                         r"|[Ww]rong|[Ff]orbidden|[Nn]ot allowed|[Ee]xceeds?|[Tt]oo (?:long|large|many|big|small|short|few)|[Oo]verflow"
-                        r"|[Nn]ot enough|[Ii]nsufficient|not (?:a )?valid|[Uu]nrecogni[sz]ed)(?![A-Za-z0-9_])|^[EFW][0-9]{4} [0-9]{2}:[0-9]{2}"
+                        r"|[Nn]ot enough|[Ii]nsufficient|not (?:a )?valid|[Uu]nrecogni[sz]ed|[Nn]o healthy upstream)(?![A-Za-z0-9_])|^[EFW][0-9]{4} [0-9]{2}:[0-9]{2}"
                         # another program's logger warning in its own header ("[WARNING:swift] ...", or
                         # Python's "%(name)s - %(levelname)s - ": "__main__ - WARNING - ...", lighteval's
                         # "[2025-03-25 09:04:12,277] [ WARNING]: ...", loguru's "... | WARNING  | module:fn:44 - ...")
@@ -406,6 +406,14 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_]
                         # ... or the message of an error body that a client printed over lines ('"message": "...",')
                         r'|^[ \t]*"message":[ \t]*"')
 LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone reports nothing
+# A line with vLLM's own log header, at warning level or above, whose words no release of vLLM
+# logs (the catalog holds them all), when nothing else told the paste: a plugin or a fork that
+# logs through vLLM's logger wrote it (vllm-omni's "[Stage-0] WARNING 02-27 08:53:04 [envs.py:94]
+# No Flash Attention backend found, ..."). Cleaning takes the header off, so match.py reads the
+# paste as given for it (VLLM_LOG_LINE).
+VLLM_LOG_LINE_REASON = ("the line has vLLM's log header, but no release of vLLM covered logs these words: a plugin or a fork "
+                        "that logs through vLLM's logger wrote it (or a vLLM newer than those covered)")
+VLLM_LOG_LINE_SOURCE = "a plugin or a fork of vLLM"
 # A traceback right after the line's end, or after lines the user left out ("...") down to it
 # or to its first frame shown
 LOGGED_ABOVE_TRACEBACK = re.compile(r'(?:\n[ \t]*(?:\.\.\.|\u2026)[ \t]*)*\n[ \t]*(?:Traceback \(most recent call last\):|File ")')

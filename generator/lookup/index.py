@@ -101,7 +101,8 @@ def rules() -> dict:
                       "fork_raise_reason": foreign.FORK_RAISE_REASON, "fork_raise_source": foreign.FORK_RAISE_SOURCE},
         "unmatched_line": {"id": foreign.UNMATCHED_LINE_ID, "reason": foreign.UNMATCHED_LINE_REASON,
                            "source": foreign.UNMATCHED_LINE_SOURCE, "line_words": foreign.LINE_WORDS,
-                           "shown_chars": match.SHOWN_LINE_CHARS},
+                           "shown_chars": match.SHOWN_LINE_CHARS, "vllm_log_line_reason": foreign.VLLM_LOG_LINE_REASON,
+                           "vllm_log_line_source": foreign.VLLM_LOG_LINE_SOURCE, "vllm_log_line_head": match.VLLM_LOG_LINE_HEAD},
         "not_vllm": [[f.source, list(f.keywords), _source(f.pattern), f.reason, f.weak, f.id]
                      for f in foreign.foreign_errors()],
         "foreign": {f.id: {"title": f.title, "summary": f.summary, "steps": list(f.steps), "url": foreign_path(f.id),
@@ -171,6 +172,7 @@ def rules() -> dict:
             "raises_or_calls_a_kernel": _source(foreign.RAISES_OR_CALLS_A_KERNEL),
             "code_word": _source(foreign.CODE_WORD),
             "raise_of_a_type": _source(foreign.RAISE_OF_A_TYPE),
+            "vllm_log_line": _source(match.VLLM_LOG_LINE),
             "raise_at_the_end": _source(match.RAISE_AT_THE_END),
             "hole": _source(match.HOLE),
             "python_wrote": _source(match.PYTHON_WROTE),

@@ -38,7 +38,7 @@ from generator.lookup.clean import ANSI, DROPPED, Origin, clean_paste, squash, s
 from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, ISSUE_TAGS, LOGGED_ABOVE_TRACEBACK, WRAPPER, ForeignError, foreign_call, foreign_errors,
                                       foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
                                       raise_vllm_never_wrote, raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID,
-                                      UNMATCHED_LINE_ID)
+                                      UNMATCHED_LINE_ID, LINE_WORDS, MESSAGE_WORD, VLLM_LOG_LINE_REASON, VLLM_LOG_LINE_SOURCE, innermost_frame)
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
 
@@ -87,7 +87,9 @@ PYTHONS_OWN = re.compile(r"""^(?:module )?(?:\{[^}]*\}|['"\s.])*(?:object )?has 
 # ... and a line of the paste in Python's own words, where a vLLM template only begins like it
 # ("module 'trl.scripts.vllm_serve' has no attribute 'X'" is not vLLM's "Module '{path}' has no
 # attribute '{name}' (speculative_config.model=...)" cut short): Python writes "module" in lower case
-PYTHON_WROTE = re.compile(r"""(?:module |type object )?'[^'\n]*' (?:object )?has no attribute '[^'\n]*'[ \t]*$|No module named '[^'\n]*'[ \t]*$""", re.M)
+# (Python 3.10 and later add a suggestion: "... has no attribute 'TPUMemorySpace'. Did you mean: 'MemorySpace'?")
+PYTHON_WROTE = re.compile(r"""(?:module |type object )?'[^'\n]*' (?:object )?has no attribute '[^'\n]*'(?:\.(?:[ \t]*Did you mean: '[^'\n]*'\?)?)?[ \t]*$"""
+                          r"""|No module named '[^'\n]*'[ \t]*$""", re.M)
 # A vLLM message's text before its first value, at least this long, found again on the
 # foreign error's line makes that line a copy of the message (quotes_it).
 QUOTE_HEAD = 12
@@ -749,7 +751,7 @@ class Matcher:
                     or raise_vllm_never_wrote(above, last_above, self._may_raise_in))
         if foreign is None:
             ranked = ranked or self._logged_there(text)
-            foreign = None if ranked else unmatched_line(cleaned, last)
+            foreign = None if ranked else unmatched_line(cleaned, last) or unmatched_vllm_log_line(text, cleaned)
         if foreign is None:
             return ranked[:top], None
         line_end, source, reason, foreign_id, at = foreign
@@ -1369,6 +1371,9 @@ REPORTS_ABOVE = re.compile(r"See root cause above|See stack trace for the root c
 # vLLM's log header of an error log: the file and line of the logging call
 LOG_HEADER = re.compile(r"\b(?:ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+\[?([\w.-]+\.py):(\d+)\]")
 LOG_HEADER_TAIL = 200_000  # characters read from the paste's end (a log may be megabytes)
+# vLLM's log header at warning level or above, and the message after it (foreign.VLLM_LOG_LINE_REASON)
+VLLM_LOG_LINE = re.compile(r"\b(?:WARNING|ERROR|CRITICAL)[ \t]+\d\d-\d\d[ \t]+\d\d:\d\d:\d\d(?:\.\d+)?[ \t]+\[?[\w.-]+\.py:\d+\][ \t]*([^\n]*)")
+VLLM_LOG_LINE_HEAD = 40  # of the message's characters, found again in the cleaned paste: where the line is
 
 # A traceback frame's end ('File "x.py", line 3, in f' less the path): found also when a
 # match starts inside the frame's path
@@ -1424,6 +1429,28 @@ def _in_a_response_body(cleaned: str, start: int) -> bool:
     unexpected error occurred"). A log line that opens the body's text may be vLLM's, relayed
     by a platform."""
     return RESPONSE_BODY.search(cleaned, cleaned.rfind("\n", 0, start) + 1, start) is not None
+
+
+def unmatched_vllm_log_line(text: str, cleaned: str) -> tuple[int, str, str, str, int] | None:
+    """When nothing else told the paste: its last line with vLLM's log header at warning level or
+    above (read from ``text``, the paste as given), whose words no release logs, placed in
+    ``cleaned``; not under a traceback whose last frame is vLLM's (its line may be built at run time)."""
+    found = None
+    for found in VLLM_LOG_LINE.finditer(ANSI.sub("", text[-LOG_HEADER_TAIL:])):
+        pass
+    if found is None:
+        return None
+    message = found.group(1).strip()
+    if len(MESSAGE_WORD.findall(message)) < LINE_WORDS:
+        return None
+    frame = innermost_frame(cleaned, len(cleaned))
+    if frame is not None and "vllm/" in frame.group(1).replace("\\", "/"):
+        return None
+    at = cleaned.rfind(message[:VLLM_LOG_LINE_HEAD])
+    if at == -1:
+        return None
+    end = cleaned.find("\n", at)
+    return len(cleaned) if end == -1 else end, VLLM_LOG_LINE_SOURCE, VLLM_LOG_LINE_REASON, UNMATCHED_LINE_ID, at
 
 
 def _on_anothers_log_line(cleaned: str, start: int) -> bool:

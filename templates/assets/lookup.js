@@ -980,13 +980,16 @@
                    pythonOnVllmsLineReason: rules.unmatched.python_on_vllms_line_reason,
                    forkRaiseReason: rules.unmatched.fork_raise_reason, forkRaiseSource: rules.unmatched.fork_raise_source },
       raiseOfAType: pyRegex(patterns.raise_of_a_type),
+      vllmLogLine: pyRegex(patterns.vllm_log_line, "", "g"),
       raisesOrCallsAKernel: pyRegex(patterns.raises_or_calls_a_kernel),
       codeWord: pyRegex(patterns.code_word),
       messageWord: pyRegex(patterns.message_word, "", "g"),
       errorLine: pyRegex(patterns.error_line),
       loggedAboveTraceback: pyRegex(patterns.logged_above_traceback, "", "y"),
       unmatchedLine: { id: rules.unmatched_line.id, reason: rules.unmatched_line.reason, source: rules.unmatched_line.source,
-                       lineWords: rules.unmatched_line.line_words, shownChars: rules.unmatched_line.shown_chars },
+                       lineWords: rules.unmatched_line.line_words, shownChars: rules.unmatched_line.shown_chars,
+                       vllmLogLineReason: rules.unmatched_line.vllm_log_line_reason, vllmLogLineSource: rules.unmatched_line.vllm_log_line_source,
+                       vllmLogLineHead: rules.unmatched_line.vllm_log_line_head },
       raiseAtTheEnd: pyRegex(patterns.raise_at_the_end),
       raiseTailChars: rules.raise_tail_chars,
       logHeader: pyRegex(patterns.log_header, "", "g"),
@@ -1663,6 +1666,24 @@
       return this.typed;
     }
 
+    /** match.py unmatched_vllm_log_line(): the paste's last line with vLLM's log header at warning level or above
+     * (read from raw, the paste as given), whose words no release logs, placed in cleaned; not under vLLM's frame. */
+    unmatchedVllmLogLine(raw, cleaned) {
+      let found = null;
+      for (const m of raw.slice(-this.rules.logHeaderTail).replace(this.rules.ansi, "").matchAll(this.rules.vllmLogLine)) found = m;
+      if (found === null) return null;
+      const message = pyStrip(toSlots(found[1]));
+      const u = this.rules.unmatchedLine;
+      if ((message.match(this.rules.messageWord) || []).length < u.lineWords) return null;
+      let frame = null;
+      for (const m of cleaned.matchAll(this.rules.frame)) frame = m;
+      if (frame !== null && frame[1].replace(/\\/g, "/").includes("vllm/")) return null;
+      const at = cleaned.lastIndexOf(message.slice(0, u.vllmLogLineHead));  // slot form: one unit a code point
+      if (at === -1) return null;
+      const end = cleaned.indexOf("\n", at);
+      return [end === -1 ? cleaned.length : end, u.vllmLogLineSource, u.vllmLogLineReason, u.id, at];
+    }
+
     /** match.py _logged_there(): the error log the paste's log header names, when one problem is logged there. */
     loggedThere(raw) {
       const found = Array.from(raw.slice(-this.rules.logHeaderTail).replace(this.rules.ansi, "").matchAll(this.rules.logHeader));
@@ -1817,7 +1838,7 @@
       }
       if (foreign === null) {
         if (!best.length && raw !== undefined) best = this.loggedThere(raw);
-        if (!best.length) foreign = this.unmatchedLine(cleaned, last);
+        if (!best.length) foreign = this.unmatchedLine(cleaned, last) || (raw !== undefined ? this.unmatchedVllmLogLine(raw, cleaned) : null);
       }
       if (foreign === null) {
         return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null, releases: this.releasesOf(cleaned, frames, best.slice(0, top)) };
