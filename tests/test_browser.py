@@ -93,6 +93,9 @@ EDGE_PASTES = {
                                       "occasional issues with model weight downloading when data_parallel is in use."),
     "a plugin's warning in vLLM's log format": ("(StageEngineCoreProc pid=169460) WARNING 05-06 02:07:54 [gpu_model_runner.py:1147] "
                                                "additional_information on scheduled_cached_reqs 🚀 is deprecated, use model_intermediate_buffer"),
+    "a native backtrace under vLLM's error header": ("(EngineCore_DP0 pid=280) ERROR 07-15 10:48:46 core.py:1033] backtrace:\n"
+                                                     "(EngineCore_DP0 pid=280) ERROR 07-15 10:48:46 core.py:1033]  --- "
+                                                     "/opt/tt-metal/build/lib/libtt_metal.so(+0xc1e74a) [0x7efb7391d74a]"),
     "python's suggestion after its own words": ("AttributeError: module 'jax.experimental.pallas.tpu' has no attribute 'TPUMemorySpace'.\n"
                                                 "Did you mean: 'MemorySpace'?"),
     "a fork's raise": (

@@ -1119,6 +1119,24 @@ def test_pythons_own_words_with_its_suggestion_are_pythons():
         assert top(m, paste) is None, paste
 
 
+def test_a_native_backtrace_under_vllms_error_header_names_no_logged_error():
+    """The header of an error log names the file and line of a logger.exception call; under it,
+    a Python traceback is what that call printed, a native library's backtrace with none is not
+    (the line may log another error in the release that printed it)."""
+    from generator.lookup.match import LookupError_, Matcher
+
+    errors = [LookupError_("e0", "ERROR", "Unrecognized input request type encountered: {request_type}", "", "", ["v1"],
+                           [{"path": "vllm/v1/engine/core.py", "line": 1033, "function": "EngineCoreProc._handle"}], kind="log")]
+    m = Matcher(errors, [[errors[0].template]], log_lines={"e0": ["core.py:1033"]})
+    header = "(EngineCore_DP0 pid=280) ERROR 07-15 10:48:46 core.py:1033] "
+    native = header + "backtrace:\n" + header + " --- /opt/tt-metal/build/lib/libtt_metal.so(+0xc1e74a) [0x7efb7391d74a]"
+    assert top(m, native) is None
+    python = header + "Traceback (most recent call last):\n" + header + '  File "/venv/vllm/v1/engine/core.py", line 1020, in run\n'
+    assert top(m, python) == "e0"
+    torch = header + "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f1 in libc10.so)"
+    assert top(m, torch) is None
+
+
 def test_envoys_no_healthy_upstream_reports_a_failure():
     m = tiny_matcher(("ValueError", "Something vLLM would say about its configuration"))
     matches, foreign = m.lookup("kubernetes inference Access - Response: no healthy upstream for port 8080")

@@ -173,6 +173,8 @@ def rules() -> dict:
             "code_word": _source(foreign.CODE_WORD),
             "raise_of_a_type": _source(foreign.RAISE_OF_A_TYPE),
             "vllm_log_line": _source(match.VLLM_LOG_LINE),
+            "traceback_shown": _source(match.TRACEBACK_SHOWN),
+            "native_backtrace": _source(match.NATIVE_BACKTRACE),
             "raise_at_the_end": _source(match.RAISE_AT_THE_END),
             "hole": _source(match.HOLE),
             "python_wrote": _source(match.PYTHON_WROTE),

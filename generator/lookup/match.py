@@ -809,6 +809,12 @@ class Matcher:
         03:43:37 [core.py:500]" on every line of the traceback ``logger.exception`` printed, cut
         above its message), when one problem is logged at that file and line in some release."""
         # (a terminal's colours around the level, "ERROR\x1b[0m 06-10 ...", are no part of it)
+        # A native library's backtrace under the header, with no Python traceback ("backtrace:\n
+        # --- libtt_metal.so(+0xc1e74a)", PyTorch's "frame #0: c10::Error::Error"), is no traceback
+        # that logger.exception printed: the line may log another error where the paste came from.
+        tail = text[-LOG_HEADER_TAIL:]
+        if NATIVE_BACKTRACE.search(tail) and not TRACEBACK_SHOWN.search(tail):
+            return []
         for found in reversed(list(LOG_HEADER.finditer(ANSI.sub("", text[-LOG_HEADER_TAIL:])))):
             numbers = self.logged_at.get(f"{found.group(1)}:{found.group(2)}", [])
             problems = {self.groups.get(self.errors[n].id, self.errors[n].id) for n in numbers}
@@ -1371,6 +1377,8 @@ REPORTS_ABOVE = re.compile(r"See root cause above|See stack trace for the root c
 # vLLM's log header of an error log: the file and line of the logging call
 LOG_HEADER = re.compile(r"\b(?:ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+\[?([\w.-]+\.py):(\d+)\]")
 LOG_HEADER_TAIL = 200_000  # characters read from the paste's end (a log may be megabytes)
+TRACEBACK_SHOWN = re.compile(r'Traceback \(most recent call last\)|File "[^"\n]+", line \d+')
+NATIVE_BACKTRACE = re.compile(r"\.so(?:\.[\d.]+)?\(\+0x[0-9a-fA-F]+\)|\bframe #\d+: ")
 # vLLM's log header at warning level or above, and the message after it (foreign.VLLM_LOG_LINE_REASON)
 VLLM_LOG_LINE = re.compile(r"\b(?:WARNING|ERROR|CRITICAL)[ \t]+\d\d-\d\d[ \t]+\d\d:\d\d:\d\d(?:\.\d+)?[ \t]+\[?[\w.-]+\.py:\d+\][ \t]*([^\n]*)")
 VLLM_LOG_LINE_HEAD = 40  # of the message's characters, found again in the cleaned paste: where the line is

@@ -981,6 +981,8 @@
                    forkRaiseReason: rules.unmatched.fork_raise_reason, forkRaiseSource: rules.unmatched.fork_raise_source },
       raiseOfAType: pyRegex(patterns.raise_of_a_type),
       vllmLogLine: pyRegex(patterns.vllm_log_line, "", "g"),
+      tracebackShown: pyRegex(patterns.traceback_shown),
+      nativeBacktrace: pyRegex(patterns.native_backtrace),
       raisesOrCallsAKernel: pyRegex(patterns.raises_or_calls_a_kernel),
       codeWord: pyRegex(patterns.code_word),
       messageWord: pyRegex(patterns.message_word, "", "g"),
@@ -1686,6 +1688,9 @@
 
     /** match.py _logged_there(): the error log the paste's log header names, when one problem is logged there. */
     loggedThere(raw) {
+      // match.py: a native library's backtrace with no Python traceback is none that logger.exception printed
+      const tail = raw.slice(-this.rules.logHeaderTail);
+      if (this.rules.nativeBacktrace.test(tail) && !this.rules.tracebackShown.test(tail)) return [];
       const found = Array.from(raw.slice(-this.rules.logHeaderTail).replace(this.rules.ansi, "").matchAll(this.rules.logHeader));
       for (let i = found.length - 1; i >= 0; i--) {
         const errors = this.loggedAt.get(found[i][1] + ":" + found[i][2]) || [];
