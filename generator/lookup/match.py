@@ -815,7 +815,7 @@ class Matcher:
         tail = text[-LOG_HEADER_TAIL:]
         if NATIVE_BACKTRACE.search(tail) and not TRACEBACK_SHOWN.search(tail):
             return []
-        for found in reversed(list(LOG_HEADER.finditer(ANSI.sub("", text[-LOG_HEADER_TAIL:])))):
+        for found in reversed(list(LOG_HEADER.finditer(ANSI.sub("", tail)))):
             numbers = self.logged_at.get(f"{found.group(1)}:{found.group(2)}", [])
             problems = {self.groups.get(self.errors[n].id, self.errors[n].id) for n in numbers}
             if len(problems) == 1:

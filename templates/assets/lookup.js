@@ -1691,7 +1691,7 @@
       // match.py: a native library's backtrace with no Python traceback is none that logger.exception printed
       const tail = raw.slice(-this.rules.logHeaderTail);
       if (this.rules.nativeBacktrace.test(tail) && !this.rules.tracebackShown.test(tail)) return [];
-      const found = Array.from(raw.slice(-this.rules.logHeaderTail).replace(this.rules.ansi, "").matchAll(this.rules.logHeader));
+      const found = Array.from(tail.replace(this.rules.ansi, "").matchAll(this.rules.logHeader));
       for (let i = found.length - 1; i >= 0; i--) {
         const errors = this.loggedAt.get(found[i][1] + ":" + found[i][2]) || [];
         const problems = new Set(errors.map((e) => (this.groups.has(e.id) ? this.groups.get(e.id) : e.id)));
