@@ -172,6 +172,21 @@ def test_badges_say_reproduced_stale_failed_or_not_yet_run():
     assert badges(cuda, record, "0.33.0")[0].text == "Verified on NVIDIA H100 80GB HBM3 · vLLM 0.33.0 · 2026-11-30"
 
 
+def test_pairs_whose_badges_read_alike_share_one_that_counts_them():
+    two = reproductions("e", "errors/e.yaml", [PAIR, PAIR])
+    raised = CaseRun("raised", 0.5, exception={"type": "ValueError", "message": "too long", "traceback": "ValueError: too long"})
+    record = None
+    for repro in two:
+        error = case_record(repro.error, raised, CaseVerdict(True, "raised", ID))
+        fix = case_record(repro.fix, CaseRun("reached", 0.5, reached="engine-config"), CaseVerdict(True, "reached engine-config"))
+        record = merge_record(record, "e", tier_record(repro, {"vllm": "0.33.0"}, "2026-11-30", error, fix, SANDBOXED))
+        if record and len(record["runs"]) == 1:
+            # a pair not yet run reads otherwise, and keeps its own badge
+            assert [b.state for b in badges(two, record, "0.33.0")] == ["passed", "pending"]
+    [badge] = badges(two, record, "0.33.0")
+    assert (badge.state, badge.text) == ("passed", "Error and fix reproduced on CPU · vLLM 0.33.0 · 2026-11-30 · 2 pairs")
+
+
 def test_merging_a_record_keeps_the_other_tiers():
     record = _record("0.33.0")
     record["runs"]["cuda"] = {"tier": "cuda"}

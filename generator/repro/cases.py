@@ -25,6 +25,7 @@ import difflib
 import hashlib
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -439,7 +440,8 @@ SANDBOXED = "bwrap"  # how an isolation sentence of a sandboxed run starts (gene
 
 
 def badges(repros: list[Reproduction], record: dict | None, pin_version: str) -> list[Badge]:
-    """One badge per pair of the entry, from its latest trusted run on that pair's tier."""
+    """One badge per pair of the entry, from its latest trusted run on that pair's tier; pairs
+    whose badges would read alike share one, which counts them."""
     runs = trusted_runs(repros, record)
     out = []
     for repro in repros:
@@ -462,7 +464,15 @@ def badges(repros: list[Reproduction], record: dict | None, pin_version: str) ->
             out.append(Badge(f"Verified {where} · vLLM {version} · {run['date']}{unsandboxed}", "passed"))
         else:
             out.append(Badge(f"Error and fix reproduced {where} · vLLM {version} · {run['date']}{unsandboxed}", "passed"))
-    return out
+    return _counted(out)
+
+
+def _counted(badges: list[Badge]) -> list[Badge]:
+    """Badges that read alike (two CPU pairs run on the same day) as one, saying how many pairs;
+    two identical badges side by side read as a mistake."""
+    counts = Counter(badges)
+    return [Badge(f"{badge.text} · {counts[badge]} pairs", badge.state) if counts[badge] > 1 else badge
+            for badge in dict.fromkeys(badges)]
 
 
 # ---------------------------------------------------------------- what a page shows
