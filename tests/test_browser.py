@@ -300,6 +300,21 @@ EDGE_PASTES = {
         'ERROR 02-24 23:19:35 engine.py:389]   File "/usr/lib/python3/dist-packages/vllm/engine/llm_engine.py", line 276, in __init__\n'
         "ERROR 02-24 23:19:35 engine.py:389]     self._initialize_kv_caches()"
     ),
+    "a traceback cut at another package's raise line": (
+        'File "/vllm-workspace/vllm-ascend/vllm_ascend/eplb/utils.py", line 80, in model_register\n'
+        ' raise NotImplementedError("EPLB is not supported.")'
+    ),
+    "a sentence printed in vLLM's process without its header": (
+        "(APIServer pid=65324) The image processor of type `Qwen2VLImageProcessor` 🚀 is now loaded as a fast processor by "
+        "default, even if the model checkpoint was saved with a slow processor."
+    ),
+    "several warnings, the last not the longest": (
+        "(EngineCore pid=53257) WARNING 03-31 17:59:51 [vllm.py:806] Inductor compilation was disabled by user settings, "
+        "optimizations settings that are only active during inductor compilation will be ignored.\n"
+        "(EngineCore pid=53257) INFO 03-31 17:59:51 [platform.py:103] Loading scheduler from: vllm.v1.core.sched.scheduler.Scheduler\n"
+        "(EngineCore pid=53257) WARNING 03-31 17:59:51 [scheduler.py:173] Using custom scheduler class "
+        "vllm.v1.core.sched.scheduler.Scheduler. This scheduler interface is not public and compatibility may not be maintained."
+    ),
 }
 
 # Strings whose cleaning differs easily between Python and a naive port.
@@ -548,6 +563,26 @@ def test_a_forks_raise_is_told_in_the_browser(lookup_page):
     assert found[0]["matches"] == [] and found[0]["not_vllm"]["id"] == "exception-not-in-vllm", found[0]
     assert "prepare_model_input_align_worker of vllm/v1/engine/core_client.py" in found[0]["not_vllm"]["reason"]
     assert found[1]["not_vllm"] is None or found[1]["not_vllm"]["id"] != "exception-not-in-vllm", found[1]
+
+
+def test_of_several_warnings_the_browser_puts_the_last_first(lookup_page):
+    """lookup.js, as match._last_of_warnings: the longer warning above does not come first."""
+    found = js_lookup(lookup_page, [EDGE_PASTES["several warnings, the last not the longest"]], 3)[0]
+    assert found["matches"][0]["template"].startswith("Using custom scheduler class"), found["matches"]
+
+
+def test_a_traceback_cut_at_another_packages_raise_is_told_in_the_browser(lookup_page):
+    """lookup.js, as match._cut_at_anothers_raise: vllm-ascend's raise line is not vLLM's "EPLB is not supported ..."."""
+    found = js_lookup(lookup_page, [EDGE_PASTES["a traceback cut at another package's raise line"]], 1)[0]
+    assert found["matches"] == [] and found["not_vllm"]["source"] == "vllm_ascend", found
+
+
+def test_a_sentence_printed_in_vllms_process_is_told_in_the_browser(lookup_page):
+    """lookup.js, as match.unmatched_process_line: shown as the line judged, the emoji kept whole."""
+    found = js_lookup(lookup_page, [EDGE_PASTES["a sentence printed in vLLM's process without its header"]], 1)[0]
+    assert found["matches"] == [] and found["not_vllm"]["id"] == "message-not-in-vllm", found
+    assert "without vLLM's log header" in found["not_vllm"]["reason"]
+    assert found["not_vllm"]["line"].startswith("The image processor of type `Qwen2VLImageProcessor` 🚀 is now")
 
 
 def test_a_plugins_warning_in_vllms_log_format_is_told_in_the_browser(lookup_page):

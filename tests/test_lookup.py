@@ -630,6 +630,56 @@ def test_a_failure_logged_after_a_warning_comes_first():
     assert [x.error.id for x in m.lookup(log.split("\n")[0])[0]] == ["e0"]
 
 
+def test_of_several_warnings_the_last_the_paste_shows_comes_first():
+    """A log of start-up warnings is cut where its writer's problem is (round 56's Spyre log)."""
+    m = tiny_matcher(("WARNING", "Inductor compilation was disabled by user settings, optimizations settings that are "
+                                 "only active during inductor compilation will be ignored.", "log"),
+                     ("WARNING", "VLLM_CPU_KVCACHE_SPACE not set. Using {space} GiB for KV cache.", "log"),
+                     ("ERROR", "Error in extracting tool call from response.", "log"))
+    inductor = ("(EngineCore pid=53257) WARNING 03-31 17:59:51 [vllm.py:806] Inductor compilation was disabled by user settings, "
+                "optimizations settings that are only active during inductor compilation will be ignored.")
+    space = "(EngineCore pid=53257) WARNING 03-31 17:59:51 [cpu.py:136] VLLM_CPU_KVCACHE_SPACE not set. Using 251.88 GiB for KV cache."
+    assert [x.error.id for x in m.lookup(f"{inductor}\n{space}")[0]] == ["e1", "e0"]
+    assert [x.error.id for x in m.lookup(f"{space}\n{inductor}")[0]] == ["e0", "e1"]
+    # a failure logged after the first warning still comes before them both
+    failure = "ERROR 08-28 20:53:16 [hermes_tool_parser.py:148] Error in extracting tool call from response."
+    assert m.lookup(f"{inductor}\n{failure}\n{space}")[0][0].error.id == "e2"
+
+
+def test_a_traceback_cut_at_another_packages_raise_line_is_that_packages():
+    """Round 57: vllm-ascend's own raise, cut before its exception line, reads like vLLM's message."""
+    m = tiny_matcher(("NotImplementedError", "EPLB is not supported {method}."))
+    paste = ('File "/vllm-workspace/vllm-ascend/vllm_ascend/eplb/utils.py", line 80, in model_register\n'
+             ' raise NotImplementedError("EPLB is not supported.")')
+    matches, foreign = m.lookup(paste)
+    assert matches == [] and foreign["id"] == "exception-not-in-vllm" and foreign["source"] == "vllm_ascend"
+    # vLLM's own file raises its own message; a line that only calls is no raise of the package's
+    assert top(m, paste.replace("vllm-ascend/vllm_ascend/eplb", "vllm/vllm/model_executor")) == "e0"
+    assert top(m, paste + "\n    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^") is None
+    assert top(m, paste.replace(' raise NotImplementedError("EPLB is not supported.")', ' log("EPLB is not supported.")')) == "e0"
+
+
+def test_a_sentence_printed_in_vllms_process_without_its_log_header_is_a_librarys():
+    """Round 57: transformers' warning under "(APIServer pid=N)", with no "WARNING 05-13 ... [file.py:N]"."""
+    m = tiny_matcher(("WARNING", "Casting {config_dtype} to {torch_dtype}.", "log"))
+    line = ("(APIServer pid=65324) The image processor of type `Qwen2VLImageProcessor` is now loaded as a fast processor by "
+            "default, even if the model checkpoint was saved with a slow processor.")
+    matches, foreign = m.lookup(line)
+    assert matches == [] and foreign["id"] == "message-not-in-vllm" and "without vLLM's log header" in foreign["reason"]
+    assert foreign["line"].startswith("The image processor of type")
+    # vLLM's header after the process's name: a plugin's line (the rule of round 55), not this one
+    logged = m.lookup(line.replace(") The", ") WARNING 05-13 10:00:00 [processing.py:12] The"))[1]
+    assert logged is not None and "log header" in logged["reason"] and "without" not in logged["reason"]
+    # a code line, a header of what follows, or a line of vLLM's own words is none
+    for other in ("(EngineCore_DP0 pid=1) engine_core = EngineCoreProc(*args, **kwargs)", "(EngineCore_DP0 pid=1) Process EngineCore_DP0:",
+                  "(APIServer pid=1) Casting torch.bfloat16 to torch.float16."):
+        matches, foreign = m.lookup(other)
+        assert foreign is None or "without vLLM's log header" not in foreign["reason"], other
+    assert top(m, "(APIServer pid=1) Casting torch.bfloat16 to torch.float16.") == "e0"
+    # the line is the paste's last: one above a traceback's end says nothing
+    assert m.lookup(line + "\nKeyboardInterrupt")[1] is None or "without vLLM's log header" not in m.lookup(line + "\nKeyboardInterrupt")[1]["reason"]
+
+
 def test_a_template_of_several_words_is_not_one_word_of_the_paste():
     m = tiny_matcher(("GenerationError", "Internal server error"))
     assert top(m, '{"error":{"message":"Unexpected token","type":"InternalServerError","param":null,"code":500}}') is None

@@ -414,6 +414,14 @@ LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone report
 VLLM_LOG_LINE_REASON = ("the line has vLLM's log header, but no release of vLLM covered logs these words: a plugin or a fork "
                         "that logs through vLLM's logger wrote it (or a vLLM newer than those covered)")
 VLLM_LOG_LINE_SOURCE = "a plugin or a fork of vLLM"
+# A sentence printed in one of vLLM's processes ("(APIServer pid=65324) The image processor of
+# type `Qwen2VLImageProcessor` is now loaded as a fast processor by default, ...") with no log
+# header of vLLM's after the process's name: vLLM's own lines carry that header, so a library
+# running in the process printed it (transformers' warnings print so). Not a code line, a
+# traceback's line or an exception's, which start otherwise.
+PROCESS_LINE_REASON = ("the line was printed in a vLLM process without vLLM's log header, and no release of vLLM covered "
+                       "writes these words: a library running in that process printed it")
+PROCESS_LINE_SOURCE = "a library in vLLM's process"
 # A traceback right after the line's end, or after lines the user left out ("...") down to it
 # or to its first frame shown
 LOGGED_ABOVE_TRACEBACK = re.compile(r'(?:\n[ \t]*(?:\.\.\.|\u2026)[ \t]*)*\n[ \t]*(?:Traceback \(most recent call last\):|File ")')

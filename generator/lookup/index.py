@@ -102,7 +102,8 @@ def rules() -> dict:
         "unmatched_line": {"id": foreign.UNMATCHED_LINE_ID, "reason": foreign.UNMATCHED_LINE_REASON,
                            "source": foreign.UNMATCHED_LINE_SOURCE, "line_words": foreign.LINE_WORDS,
                            "shown_chars": match.SHOWN_LINE_CHARS, "vllm_log_line_reason": foreign.VLLM_LOG_LINE_REASON,
-                           "vllm_log_line_source": foreign.VLLM_LOG_LINE_SOURCE, "vllm_log_line_head": match.VLLM_LOG_LINE_HEAD},
+                           "vllm_log_line_source": foreign.VLLM_LOG_LINE_SOURCE, "vllm_log_line_head": match.VLLM_LOG_LINE_HEAD,
+                           "process_line_reason": foreign.PROCESS_LINE_REASON, "process_line_source": foreign.PROCESS_LINE_SOURCE},
         "not_vllm": [[f.source, list(f.keywords), _source(f.pattern), f.reason, f.weak, f.id]
                      for f in foreign.foreign_errors()],
         "foreign": {f.id: {"title": f.title, "summary": f.summary, "steps": list(f.steps), "url": foreign_path(f.id),
@@ -173,6 +174,7 @@ def rules() -> dict:
             "code_word": _source(foreign.CODE_WORD),
             "raise_of_a_type": _source(foreign.RAISE_OF_A_TYPE),
             "vllm_log_line": _source(match.VLLM_LOG_LINE),
+            "process_line": _source(match.PROCESS_LINE),
             "traceback_shown": _source(match.TRACEBACK_SHOWN),
             "native_backtrace": _source(match.NATIVE_BACKTRACE),
             "raise_at_the_end": _source(match.RAISE_AT_THE_END),

@@ -38,7 +38,8 @@ from generator.lookup.clean import ANSI, DROPPED, Origin, clean_paste, squash, s
 from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, ISSUE_TAGS, LOGGED_ABOVE_TRACEBACK, WRAPPER, ForeignError, foreign_call, foreign_errors,
                                       foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
                                       raise_vllm_never_wrote, raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID,
-                                      UNMATCHED_LINE_ID, LINE_WORDS, MESSAGE_WORD, VLLM_LOG_LINE_REASON, VLLM_LOG_LINE_SOURCE, innermost_frame)
+                                      UNMATCHED_LINE_ID, LINE_WORDS, MESSAGE_WORD, VLLM_LOG_LINE_REASON, VLLM_LOG_LINE_SOURCE, innermost_frame,
+                                      PROCESS_LINE_REASON, PROCESS_LINE_SOURCE)
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
 
@@ -370,7 +371,9 @@ def _raised_outside_vllm(cleaned: str, frames: list[tuple[str, str]], last: tupl
     or any other package's own raise or assert that writes the message there ("assert n % d == 0,
     "{} is not divisible by {}".format(" in sglang's copy of vLLM's helper); a package that
     raises vLLM's exception again ("raise e") did not write it."""
-    raising = raising_frame(cleaned, last) if last is not None and frames else None
+    if last is None:
+        return _cut_at_anothers_raise(cleaned, frames)
+    raising = raising_frame(cleaned, last) if frames else None
     if raising is None or foreign_frame(frames, any_package=False) is None and not (
             foreign_frame(frames) is not None and WRITES_ITS_MESSAGE.match(raising[1])):
         return None
@@ -380,6 +383,29 @@ def _raised_outside_vllm(cleaned: str, frames: list[tuple[str, str]], last: tupl
     if colon == -1:
         return None
     return last[0] + colon + 2, last[0] + colon + 2 + 2, len(cleaned) if line_end == -1 else line_end
+
+
+def _cut_at_anothers_raise(cleaned: str, frames: list[tuple[str, str]]) -> tuple[int, int, int] | None:
+    """A traceback cut after its innermost frame's code line, with no exception line, where that
+    frame is another package's and its line raises or asserts with a message written there
+    (vllm-ascend's ``raise NotImplementedError("EPLB is not supported.")`` in
+    ``vllm_ascend/eplb/utils.py``): (where the line starts, where its message starts, the line's
+    end). The words are that package's, though vLLM has a message that reads alike."""
+    if not frames or foreign_frame(frames) is None:
+        return None
+    frame = None
+    for frame in FRAME.finditer(cleaned):
+        pass
+    if frame is None:
+        return None
+    lines = cleaned[frame.end() :].strip("\n").split("\n")
+    if len(lines) > 2 or len(lines) == 2 and lines[1].strip(" ^~"):  # the code line, and a caret line at most
+        return None
+    written = WRITES_ITS_MESSAGE.match(lines[0])
+    if written is None:
+        return None
+    start = cleaned.index(lines[0], frame.end())
+    return start, start + written.end(), start + len(lines[0])
 
 
 # A code line that raises or asserts with a message written there, a string literal
@@ -714,7 +740,7 @@ class Matcher:
         for m in found:
             m.lineage_newest = self._problem_of(m.error)[1].newest
         ranked = _failure_under_its_log(
-            _failure_before_its_report(_failure_before_warnings(sorted(found, key=lambda m: m.rank_key, reverse=True))), cleaned)
+            _failure_before_its_report(_last_of_warnings(_failure_before_warnings(sorted(found, key=lambda m: m.rank_key, reverse=True)))), cleaned)
         ranked = self._one_per_problem(ranked)
         raised_by = _raised_outside_vllm(cleaned, frames, last)
         if raised_by is not None:
@@ -751,7 +777,8 @@ class Matcher:
                     or raise_vllm_never_wrote(above, last_above, self._may_raise_in))
         if foreign is None:
             ranked = ranked or self._logged_there(text)
-            foreign = None if ranked else unmatched_line(cleaned, last) or unmatched_vllm_log_line(text, cleaned)
+            foreign = None if ranked else (unmatched_line(cleaned, last) or unmatched_vllm_log_line(text, cleaned)
+                                            or unmatched_process_line(text, cleaned))
         if foreign is None:
             return ranked[:top], None
         line_end, source, reason, foreign_id, at = foreign
@@ -1382,6 +1409,9 @@ NATIVE_BACKTRACE = re.compile(r"\.so(?:\.[\d.]+)?\(\+0x[0-9a-fA-F]+\)|\bframe #\
 # vLLM's log header at warning level or above, and the message after it (foreign.VLLM_LOG_LINE_REASON)
 VLLM_LOG_LINE = re.compile(r"\b(?:WARNING|ERROR|CRITICAL)[ \t]+\d\d-\d\d[ \t]+\d\d:\d\d:\d\d(?:\.\d+)?[ \t]+\[?[\w.-]+\.py:\d+\][ \t]*([^\n]*)")
 VLLM_LOG_LINE_HEAD = 40  # of the message's characters, found again in the cleaned paste: where the line is
+# The paste's last line: a process's name, then a sentence with no log header (foreign.PROCESS_LINE_REASON)
+PROCESS_LINE = re.compile(r"\((?:[\w.:-]+\s+)+pid=\d+(?:,\s*ip=[\w.:]+)?\)[ \t]+(?!(?:DEBUG|INFO|WARNING|ERROR|CRITICAL|Traceback)\b)"
+                          r"([A-Z][a-z]*(?:[ \t]+[^\s(=:][^\n]*)?)[ \t]*$")
 
 # A traceback frame's end ('File "x.py", line 3, in f' less the path): found also when a
 # match starts inside the frame's path
@@ -1459,6 +1489,27 @@ def unmatched_vllm_log_line(text: str, cleaned: str) -> tuple[int, str, str, str
         return None
     end = cleaned.find("\n", at)
     return len(cleaned) if end == -1 else end, VLLM_LOG_LINE_SOURCE, VLLM_LOG_LINE_REASON, UNMATCHED_LINE_ID, at
+
+
+def unmatched_process_line(text: str, cleaned: str) -> tuple[int, str, str, str, int] | None:
+    """When nothing else told the paste: its last line (read from ``text``, the paste as given) is
+    a sentence a library printed in one of vLLM's processes (``PROCESS_LINE``), placed in
+    ``cleaned``; not under a traceback whose last frame is vLLM's."""
+    lines = ANSI.sub("", text[-LOG_HEADER_TAIL:]).rstrip().rsplit("\n", 1)
+    found = PROCESS_LINE.search(lines[-1])
+    if found is None:
+        return None
+    message = found.group(1).strip()
+    if len(MESSAGE_WORD.findall(message)) < LINE_WORDS or EXCEPTION_LINE.match(message) or message.endswith(":"):
+        return None  # a header of what follows ("Process EngineCore_DP0:") says nothing itself
+    frame = innermost_frame(cleaned, len(cleaned))
+    if frame is not None and "vllm/" in frame.group(1).replace("\\", "/"):
+        return None
+    at = cleaned.rfind(message[:VLLM_LOG_LINE_HEAD])
+    if at == -1:
+        return None
+    end = cleaned.find("\n", at)
+    return len(cleaned) if end == -1 else end, PROCESS_LINE_SOURCE, PROCESS_LINE_REASON, UNMATCHED_LINE_ID, at
 
 
 def _on_anothers_log_line(cleaned: str, start: int) -> bool:
@@ -1577,6 +1628,26 @@ def _continues(cleaned: str, end: int, at: int) -> bool:
     traceback or exception starts in between."""
     between = cleaned[end:at]
     return between.count("\n") <= OPEN_VALUE_LINES and "Traceback (most recent call last)" not in between
+
+
+def _is_warning(match: Match) -> bool:
+    return match.error.kind == "log" and match.error.exception.upper() == "WARNING"
+
+
+def _last_of_warnings(ranked: list[Match]) -> list[Match]:
+    """Of the sure warnings a paste shows, the last comes first, not the one with the most words:
+    a log of start-up warnings is cut where its writer's problem is, and the warnings before it
+    are the server's usual chatter (round 56's Spyre log ends at "VLLM_CPU_KVCACHE_SPACE not
+    set", after two longer warnings). Runs after _failure_before_warnings, so a failure the
+    paste shows after a warning still comes first."""
+    if not ranked or not _is_warning(ranked[0]) or ranked[0].score < SURE:
+        return ranked
+    first = ranked[0]
+    later = [m for m in ranked if m.start > first.end and m.score >= SURE and not m.wrapper and _is_warning(m)]
+    if not later:
+        return ranked
+    last = max(later, key=lambda m: m.end)  # of two that end alike, the better ranked
+    return [last] + [m for m in ranked if m is not last]
 
 
 def _failure_before_warnings(ranked: list[Match]) -> list[Match]:

@@ -981,6 +981,7 @@
                    forkRaiseReason: rules.unmatched.fork_raise_reason, forkRaiseSource: rules.unmatched.fork_raise_source },
       raiseOfAType: pyRegex(patterns.raise_of_a_type),
       vllmLogLine: pyRegex(patterns.vllm_log_line, "", "g"),
+      processLine: pyRegex(patterns.process_line),
       tracebackShown: pyRegex(patterns.traceback_shown),
       nativeBacktrace: pyRegex(patterns.native_backtrace),
       raisesOrCallsAKernel: pyRegex(patterns.raises_or_calls_a_kernel),
@@ -991,7 +992,8 @@
       unmatchedLine: { id: rules.unmatched_line.id, reason: rules.unmatched_line.reason, source: rules.unmatched_line.source,
                        lineWords: rules.unmatched_line.line_words, shownChars: rules.unmatched_line.shown_chars,
                        vllmLogLineReason: rules.unmatched_line.vllm_log_line_reason, vllmLogLineSource: rules.unmatched_line.vllm_log_line_source,
-                       vllmLogLineHead: rules.unmatched_line.vllm_log_line_head },
+                       vllmLogLineHead: rules.unmatched_line.vllm_log_line_head,
+                       processLineReason: rules.unmatched_line.process_line_reason, processLineSource: rules.unmatched_line.process_line_source },
       raiseAtTheEnd: pyRegex(patterns.raise_at_the_end),
       raiseTailChars: rules.raise_tail_chars,
       logHeader: pyRegex(patterns.log_header, "", "g"),
@@ -1505,7 +1507,8 @@
     }
 
     raisedOutsideVllm(cleaned, frames, last) {
-      const raising = last !== null && frames.length ? this.raisingFrame(cleaned, last) : null;
+      if (last === null) return this.cutAtAnothersRaise(cleaned, frames);
+      const raising = frames.length ? this.raisingFrame(cleaned, last) : null;
       // match.py: another package's code, or any package's own raise or assert that writes the message there
       if (raising === null || (this.foreignFrame(frames, false) === null
           && !(this.foreignFrame(frames) !== null && atStart(this.rules.writesItsMessage, raising[1])))) return null;
@@ -1514,6 +1517,22 @@
       const colon = cleaned.slice(last[0], lineEnd).indexOf(": ");
       if (colon === -1) return null;
       return [last[0] + colon + 2, last[0] + colon + 4, lineEnd];
+    }
+
+    /** match.py _cut_at_anothers_raise(): a traceback cut after another package's raise line, with no exception line: [line start, message start, line end]. */
+    cutAtAnothersRaise(cleaned, frames) {
+      if (!frames.length || this.foreignFrame(frames) === null) return null;
+      let frame = null;
+      for (const m of cleaned.matchAll(this.rules.frame)) frame = m;
+      if (frame === null) return null;
+      const frameEnd = frame.index + frame[0].length;
+      const lines = cleaned.slice(frameEnd).replace(/^\n+|\n+$/g, "").split("\n");
+      if (lines.length > 2 || (lines.length === 2 && lines[1].replace(/[ ^~]/g, ""))) return null;
+      this.rules.writesItsMessage.lastIndex = 0;
+      const written = this.rules.writesItsMessage.exec(lines[0]);
+      if (written === null) return null;
+      const start = cleaned.indexOf(lines[0], frameEnd);
+      return [start, start + written[0].length, start + lines[0].length];
     }
 
     foreignFrame(frames, anyPackage = true) {
@@ -1686,6 +1705,25 @@
       return [end === -1 ? cleaned.length : end, u.vllmLogLineSource, u.vllmLogLineReason, u.id, at];
     }
 
+    /** match.py unmatched_process_line(): the paste's last line (read from raw, the paste as given) is a sentence
+     * a library printed in one of vLLM's processes, with no log header; placed in cleaned; not under vLLM's frame. */
+    unmatchedProcessLine(raw, cleaned) {
+      const tail = raw.slice(-this.rules.logHeaderTail).replace(this.rules.ansi, "").replace(PY_SPACE_TAIL, "");
+      const found = this.rules.processLine.exec(tail.slice(tail.lastIndexOf("\n") + 1));
+      if (found === null) return null;
+      const message = pyStrip(toSlots(found[1]));
+      const u = this.rules.unmatchedLine;
+      if ((message.match(this.rules.messageWord) || []).length < u.lineWords || this.rules.exceptionLine.test(message)
+          || message.endsWith(":")) return null;
+      let frame = null;
+      for (const m of cleaned.matchAll(this.rules.frame)) frame = m;
+      if (frame !== null && frame[1].replace(/\\/g, "/").includes("vllm/")) return null;
+      const at = cleaned.lastIndexOf(message.slice(0, u.vllmLogLineHead));
+      if (at === -1) return null;
+      const end = cleaned.indexOf("\n", at);
+      return [end === -1 ? cleaned.length : end, u.processLineSource, u.processLineReason, u.id, at];
+    }
+
     /** match.py _logged_there(): the error log the paste's log header names, when one problem is logged there. */
     loggedThere(raw) {
       // match.py: a native library's backtrace with no Python traceback is none that logger.exception printed
@@ -1802,11 +1840,14 @@
       let best = this.onePerProblem(
         failureUnderItsLog(
           failureBeforeItsReport(
-            failureBeforeWarnings(
-              found
-                .map((match) => [match, match.rankKey])
-                .sort((x, y) => compareTuples(y[1], x[1]))
-                .map((pair) => pair[0]),
+            lastOfWarnings(
+              failureBeforeWarnings(
+                found
+                  .map((match) => [match, match.rankKey])
+                  .sort((x, y) => compareTuples(y[1], x[1]))
+                  .map((pair) => pair[0]),
+                rules,
+              ),
               rules,
             ),
             rules,
@@ -1843,7 +1884,7 @@
       }
       if (foreign === null) {
         if (!best.length && raw !== undefined) best = this.loggedThere(raw);
-        if (!best.length) foreign = this.unmatchedLine(cleaned, last) || (raw !== undefined ? this.unmatchedVllmLogLine(raw, cleaned) : null);
+        if (!best.length) foreign = this.unmatchedLine(cleaned, last) || (raw !== undefined ? this.unmatchedVllmLogLine(raw, cleaned) || this.unmatchedProcessLine(raw, cleaned) : null);
       }
       if (foreign === null) {
         return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null, releases: this.releasesOf(cleaned, frames, best.slice(0, top)) };
@@ -2443,6 +2484,19 @@
     );
     if (failure === undefined) return ranked;
     return [failure, ...ranked.filter((m) => m !== failure)];
+  }
+
+  /** _last_of_warnings(): of sure warnings, the one the paste shows last comes first. */
+  function lastOfWarnings(ranked, rules) {
+    const isWarning = (m) => m.error.kind === "log" && m.error.exception.toUpperCase() === "WARNING";
+    if (!ranked.length || !isWarning(ranked[0]) || ranked[0].score < rules.sure) return ranked;
+    const first = ranked[0];
+    let last;
+    for (const m of ranked) {
+      if (m.start > first.end && m.score >= rules.sure && !m.wrapper && isWarning(m) && (last === undefined || m.end > last.end)) last = m;
+    }
+    if (last === undefined) return ranked;
+    return [last, ...ranked.filter((m) => m !== last)];
   }
 
   /** _failure_before_its_report(): a logged report of a failure does not come before the error raised earlier (sure, its type beside). */
