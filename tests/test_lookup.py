@@ -14,7 +14,7 @@ from generator.lookup.foreign import last_exception
 from test_corpus import RELEASES  # errorkb.toml's [history] releases
 from generator.lookup.match import STOP_GRAM_ENTRIES, LookupError_, Matcher, error_title
 from generator.scan.ids import split_template
-from generator.lookup.index import compact_index, matcher_from_index
+from generator.lookup.index import compact_index, groups_of, matcher_from_index, pack_groups, problem_groups
 
 DATA = Path(__file__).resolve().parent / "data"
 VECTORS = json.loads((DATA / "lookup_vectors.json").read_text(encoding="utf-8"))
@@ -678,6 +678,17 @@ def test_a_sentence_printed_in_vllms_process_without_its_log_header_is_a_library
     assert top(m, "(APIServer pid=1) Casting torch.bfloat16 to torch.float16.") == "e0"
     # the line is the paste's last: one above a traceback's end says nothing
     assert m.lookup(line + "\nKeyboardInterrupt")[1] is None or "without vLLM's log header" not in m.lookup(line + "\nKeyboardInterrupt")[1]["reason"]
+
+
+def test_the_index_stores_groups_without_each_current_errors_entry_for_itself():
+    errors = {i: {"template": "Too large swap space. {x} GiB", "has_message": True, "versions": versions}
+              for i, versions in (("a", ["v1"]), ("b", ["v1", "v2"]), ("c", ["v3"]))}
+    errors["d"] = {"template": "Another message", "has_message": True, "versions": ["v3"]}
+    groups = problem_groups(errors, ["v1", "v2", "v3"], [], {})
+    assert groups == {"a": "c", "b": "c", "c": "c"}
+    assert pack_groups(groups) == {"a": "c", "b": "c"}
+    assert groups_of({"groups": pack_groups(groups)}) == groups
+    assert groups_of({"groups": groups}) == groups  # a stored index of the older form reads the same
 
 
 def test_a_template_of_several_words_is_not_one_word_of_the_paste():

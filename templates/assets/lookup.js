@@ -1199,6 +1199,8 @@
         }
       }
       this.groups = new Map(Object.entries(index.groups || {}));
+      // index.py pack_groups() leaves out each current error's entry for itself (groups_of())
+      for (const current of new Set(this.groups.values())) this.groups.set(current, current);
       this.members = new Map();
       for (const [id, current] of this.groups) {
         if (!this.byId.has(id)) continue;
