@@ -1481,6 +1481,12 @@ def unmatched_vllm_log_line(text: str, cleaned: str) -> tuple[int, str, str, str
     message = found.group(1).strip()
     if len(MESSAGE_WORD.findall(message)) < LINE_WORDS:
         return None
+    return _line_placed(message, cleaned, VLLM_LOG_LINE_SOURCE, VLLM_LOG_LINE_REASON)
+
+
+def _line_placed(message: str, cleaned: str, source: str, reason: str) -> tuple[int, str, str, str, int] | None:
+    """A line read from the paste as given, told as another program's, at its place in
+    ``cleaned``; not under a traceback whose last frame is vLLM's (its line may be built at run time)."""
     frame = innermost_frame(cleaned, len(cleaned))
     if frame is not None and "vllm/" in frame.group(1).replace("\\", "/"):
         return None
@@ -1488,7 +1494,7 @@ def unmatched_vllm_log_line(text: str, cleaned: str) -> tuple[int, str, str, str
     if at == -1:
         return None
     end = cleaned.find("\n", at)
-    return len(cleaned) if end == -1 else end, VLLM_LOG_LINE_SOURCE, VLLM_LOG_LINE_REASON, UNMATCHED_LINE_ID, at
+    return len(cleaned) if end == -1 else end, source, reason, UNMATCHED_LINE_ID, at
 
 
 def unmatched_process_line(text: str, cleaned: str) -> tuple[int, str, str, str, int] | None:
@@ -1502,14 +1508,7 @@ def unmatched_process_line(text: str, cleaned: str) -> tuple[int, str, str, str,
     message = found.group(1).strip()
     if len(MESSAGE_WORD.findall(message)) < LINE_WORDS or EXCEPTION_LINE.match(message) or message.endswith(":"):
         return None  # a header of what follows ("Process EngineCore_DP0:") says nothing itself
-    frame = innermost_frame(cleaned, len(cleaned))
-    if frame is not None and "vllm/" in frame.group(1).replace("\\", "/"):
-        return None
-    at = cleaned.rfind(message[:VLLM_LOG_LINE_HEAD])
-    if at == -1:
-        return None
-    end = cleaned.find("\n", at)
-    return len(cleaned) if end == -1 else end, PROCESS_LINE_SOURCE, PROCESS_LINE_REASON, UNMATCHED_LINE_ID, at
+    return _line_placed(message, cleaned, PROCESS_LINE_SOURCE, PROCESS_LINE_REASON)
 
 
 def _on_anothers_log_line(cleaned: str, start: int) -> bool:

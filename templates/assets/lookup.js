@@ -1698,13 +1698,18 @@
       const message = pyStrip(toSlots(found[1]));
       const u = this.rules.unmatchedLine;
       if ((message.match(this.rules.messageWord) || []).length < u.lineWords) return null;
+      return this.linePlaced(message, cleaned, u.vllmLogLineSource, u.vllmLogLineReason);
+    }
+
+    /** match.py _line_placed(): a line read from the paste as given, at its place in cleaned; not under vLLM's frame. */
+    linePlaced(message, cleaned, source, reason) {
       let frame = null;
       for (const m of cleaned.matchAll(this.rules.frame)) frame = m;
       if (frame !== null && frame[1].replace(/\\/g, "/").includes("vllm/")) return null;
-      const at = cleaned.lastIndexOf(message.slice(0, u.vllmLogLineHead));  // slot form: one unit a code point
+      const at = cleaned.lastIndexOf(message.slice(0, this.rules.unmatchedLine.vllmLogLineHead));  // slot form: one unit a code point
       if (at === -1) return null;
       const end = cleaned.indexOf("\n", at);
-      return [end === -1 ? cleaned.length : end, u.vllmLogLineSource, u.vllmLogLineReason, u.id, at];
+      return [end === -1 ? cleaned.length : end, source, reason, this.rules.unmatchedLine.id, at];
     }
 
     /** match.py unmatched_process_line(): the paste's last line (read from raw, the paste as given) is a sentence
@@ -1717,13 +1722,7 @@
       const u = this.rules.unmatchedLine;
       if ((message.match(this.rules.messageWord) || []).length < u.lineWords || this.rules.exceptionLine.test(message)
           || message.endsWith(":")) return null;
-      let frame = null;
-      for (const m of cleaned.matchAll(this.rules.frame)) frame = m;
-      if (frame !== null && frame[1].replace(/\\/g, "/").includes("vllm/")) return null;
-      const at = cleaned.lastIndexOf(message.slice(0, u.vllmLogLineHead));
-      if (at === -1) return null;
-      const end = cleaned.indexOf("\n", at);
-      return [end === -1 ? cleaned.length : end, u.processLineSource, u.processLineReason, u.id, at];
+      return this.linePlaced(message, cleaned, u.processLineSource, u.processLineReason);
     }
 
     /** match.py _logged_there(): the error log the paste's log header names, when one problem is logged there. */
