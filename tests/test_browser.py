@@ -308,6 +308,14 @@ EDGE_PASTES = {
         "(APIServer pid=65324) The image processor of type `Qwen2VLImageProcessor` 🚀 is now loaded as a fast processor by "
         "default, even if the model checkpoint was saved with a slow processor."
     ),
+    "PyTorch's C++ log header": ("[W530 17:23:59.243033714 OperatorEntry.cpp:154] Warning: Warning only once for all operators,  "
+                                 "other operators may also be overridden.\n  Overriding a previously registered kernel"),
+    "a key alone as a 500 body's message": '{\n  "error": {\n    "message": "4226",\n    "type": "InternalServerError",\n    "code": 500\n  }\n}',
+    "a warning's words inside another warning's line": (
+        "(MainProcess pid=13) WARNING 12-04 20:54:53 [system_utils.py:154] We must use the `spawn` multiprocessing start method. "
+        "Overriding VLLM_WORKER_MULTIPROC_METHOD to 'spawn'. See https://docs.vllm.ai/en/latest/usage/troubleshooting.html"
+        "#python-multiprocessing for more information. Reasons: NUMA binding requires spawn method\nspawn"
+    ),
     "several warnings, the last not the longest": (
         "(EngineCore pid=53257) WARNING 03-31 17:59:51 [vllm.py:806] Inductor compilation was disabled by user settings, "
         "optimizations settings that are only active during inductor compilation will be ignored.\n"

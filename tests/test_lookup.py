@@ -644,6 +644,13 @@ def test_of_several_warnings_the_last_the_paste_shows_comes_first():
     # a failure logged after the first warning still comes before them both
     failure = "ERROR 08-28 20:53:16 [hermes_tool_parser.py:148] Error in extracting tool call from response."
     assert m.lookup(f"{inductor}\n{failure}\n{space}")[0][0].error.id == "e2"
+    # a warning's words inside the first's line are its value, not a later warning
+    m = tiny_matcher(("WARNING", "We must use the `spawn` multiprocessing start method. Overriding VLLM_WORKER_MULTIPROC_METHOD to "
+                                 "'spawn'. Reasons: {reasons}", "log"),
+                     ("WARNING", "NUMA binding requires spawn method but got '{start_method}'. NUMA binding will be ineffective.", "log"))
+    line = ("WARNING 12-04 20:54:53 [system_utils.py:154] We must use the `spawn` multiprocessing start method. Overriding "
+            "VLLM_WORKER_MULTIPROC_METHOD to 'spawn'. Reasons: NUMA binding requires spawn method")
+    assert m.lookup(line + "\nspawn")[0][0].error.id == "e0"
 
 
 def test_a_traceback_cut_at_another_packages_raise_line_is_that_packages():
@@ -689,6 +696,17 @@ def test_the_index_stores_groups_without_each_current_errors_entry_for_itself():
     assert pack_groups(groups) == {"a": "c", "b": "c"}
     assert groups_of({"groups": pack_groups(groups)}) == groups
     assert groups_of({"groups": groups}) == groups  # a stored index of the older form reads the same
+
+
+def test_pytorchs_cpp_log_header_is_another_programs_line():
+    """Round 59: c10's "[W530 17:23:59.243033714 OperatorEntry.cpp:154] Warning: ..." (month and day unpadded)."""
+    m = tiny_matcher(("ValueError", "Unsupported activation: {activation}"))
+    line = ("[W530 17:23:59.243033714 OperatorEntry.cpp:154] Warning: Warning only once for all operators,  other operators "
+            "may also be overridden.\n  Overriding a previously registered kernel for the same operator and the same dispatch key")
+    matches, foreign = m.lookup(line)
+    assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["line"].startswith("[W530 17:23:59")
+    # the words alone, with no header and no failure in them, report nothing
+    assert m.lookup(line.replace("[W530 17:23:59.243033714 OperatorEntry.cpp:154] Warning: ", ""))[1] is None
 
 
 def test_a_template_of_several_words_is_not_one_word_of_the_paste():

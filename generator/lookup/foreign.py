@@ -393,6 +393,8 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_]
                         r"|[Ii]llegal|[Ii]nconsistent|already exists|not a multiple|[Mm]ust (?:be|not)|[Ss]hould not|[Mm]issing|[Uu]nknown|[Ii]ncorrect"
                         r"|[Ww]rong|[Ff]orbidden|[Nn]ot allowed|[Ee]xceeds?|[Tt]oo (?:long|large|many|big|small|short|few)|[Oo]verflow"
                         r"|[Nn]ot enough|[Ii]nsufficient|not (?:a )?valid|[Uu]nrecogni[sz]ed|[Nn]o healthy upstream)(?![A-Za-z0-9_])|^[EFW][0-9]{4} [0-9]{2}:[0-9]{2}"
+                        # ... PyTorch's C++ (c10) log header, month and day unpadded: "[W530 17:23:59.243033714 OperatorEntry.cpp:154] Warning: ..."
+                        r"|^\[[EFW][0-9]{3,4} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)? [\w.-]+\.(?:cpp|cc|cu|h|hpp):[0-9]+\]"
                         # another program's logger warning in its own header ("[WARNING:swift] ...", or
                         # Python's "%(name)s - %(levelname)s - ": "__main__ - WARNING - ...", lighteval's
                         # "[2025-03-25 09:04:12,277] [ WARNING]: ...", loguru's "... | WARNING  | module:fn:44 - ...")

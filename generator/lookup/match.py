@@ -740,7 +740,7 @@ class Matcher:
         for m in found:
             m.lineage_newest = self._problem_of(m.error)[1].newest
         ranked = _failure_under_its_log(
-            _failure_before_its_report(_last_of_warnings(_failure_before_warnings(sorted(found, key=lambda m: m.rank_key, reverse=True)))), cleaned)
+            _failure_before_its_report(_last_of_warnings(_failure_before_warnings(sorted(found, key=lambda m: m.rank_key, reverse=True)), cleaned)), cleaned)
         ranked = self._one_per_problem(ranked)
         raised_by = _raised_outside_vllm(cleaned, frames, last)
         if raised_by is not None:
@@ -1633,16 +1633,19 @@ def _is_warning(match: Match) -> bool:
     return match.error.kind == "log" and match.error.exception.upper() == "WARNING"
 
 
-def _last_of_warnings(ranked: list[Match]) -> list[Match]:
+def _last_of_warnings(ranked: list[Match], cleaned: str) -> list[Match]:
     """Of the sure warnings a paste shows, the last comes first, not the one with the most words:
     a log of start-up warnings is cut where its writer's problem is, and the warnings before it
     are the server's usual chatter (round 56's Spyre log ends at "VLLM_CPU_KVCACHE_SPACE not
     set", after two longer warnings). Runs after _failure_before_warnings, so a failure the
-    paste shows after a warning still comes first."""
+    paste shows after a warning still comes first. A later warning counts only on a line of its
+    own: one inside the first's line is its words ("... Reasons: NUMA binding requires spawn
+    method" is not the warning "NUMA binding requires spawn method but got ...")."""
     if not ranked or not _is_warning(ranked[0]) or ranked[0].score < SURE:
         return ranked
     first = ranked[0]
-    later = [m for m in ranked if m.start > first.end and m.score >= SURE and not m.wrapper and _is_warning(m)]
+    later = [m for m in ranked if m.start > first.end and "\n" in cleaned[first.end : m.start] and m.score >= SURE
+             and not m.wrapper and _is_warning(m)]
     if not later:
         return ranked
     last = max(later, key=lambda m: m.end)  # of two that end alike, the better ranked

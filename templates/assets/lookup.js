@@ -1849,6 +1849,7 @@
                   .map((pair) => pair[0]),
                 rules,
               ),
+              cleaned,
               rules,
             ),
             rules,
@@ -2487,14 +2488,15 @@
     return [failure, ...ranked.filter((m) => m !== failure)];
   }
 
-  /** _last_of_warnings(): of sure warnings, the one the paste shows last comes first. */
-  function lastOfWarnings(ranked, rules) {
+  /** _last_of_warnings(): of sure warnings, each on a line of its own, the one the paste shows last comes first. */
+  function lastOfWarnings(ranked, cleaned, rules) {
     const isWarning = (m) => m.error.kind === "log" && m.error.exception.toUpperCase() === "WARNING";
     if (!ranked.length || !isWarning(ranked[0]) || ranked[0].score < rules.sure) return ranked;
     const first = ranked[0];
     let last;
     for (const m of ranked) {
-      if (m.start > first.end && m.score >= rules.sure && !m.wrapper && isWarning(m) && (last === undefined || m.end > last.end)) last = m;
+      if (m.start > first.end && cleaned.slice(first.end, m.start).includes("\n") && m.score >= rules.sure && !m.wrapper && isWarning(m)
+          && (last === undefined || m.end > last.end)) last = m;
     }
     if (last === undefined) return ranked;
     return [last, ...ranked.filter((m) => m !== last)];
