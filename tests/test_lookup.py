@@ -631,7 +631,7 @@ def test_a_failure_logged_after_a_warning_comes_first():
 
 
 def test_of_several_warnings_the_last_the_paste_shows_comes_first():
-    """A log of start-up warnings is cut where its writer's problem is (round 56's Spyre log)."""
+    """A log of start-up warnings is cut where its writer's problem is (round 55's Spyre log)."""
     m = tiny_matcher(("WARNING", "Inductor compilation was disabled by user settings, optimizations settings that are "
                                  "only active during inductor compilation will be ignored.", "log"),
                      ("WARNING", "VLLM_CPU_KVCACHE_SPACE not set. Using {space} GiB for KV cache.", "log"),

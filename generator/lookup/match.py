@@ -1636,7 +1636,7 @@ def _is_warning(match: Match) -> bool:
 def _last_of_warnings(ranked: list[Match], cleaned: str) -> list[Match]:
     """Of the sure warnings a paste shows, the last comes first, not the one with the most words:
     a log of start-up warnings is cut where its writer's problem is, and the warnings before it
-    are the server's usual chatter (round 56's Spyre log ends at "VLLM_CPU_KVCACHE_SPACE not
+    are the server's usual chatter (round 55's Spyre log ends at "VLLM_CPU_KVCACHE_SPACE not
     set", after two longer warnings). Runs after _failure_before_warnings, so a failure the
     paste shows after a warning still comes first. A later warning counts only on a line of its
     own: one inside the first's line is its words ("... Reasons: NUMA binding requires spawn
@@ -1656,7 +1656,7 @@ def _failure_before_warnings(ranked: list[Match]) -> list[Match]:
     """A logged warning does not come before a failure the paste shows after it (an error
     logged or raised, sure, after the warning's end): the warnings a server logs on the way
     are not what stopped it, however many of their words matched."""
-    if not ranked or ranked[0].error.kind != "log" or ranked[0].error.exception.upper() != "WARNING":
+    if not ranked or not _is_warning(ranked[0]):
         return ranked
     first = ranked[0]
     later = [m for m in ranked if m.start > first.end and m.score >= SURE and not m.wrapper
