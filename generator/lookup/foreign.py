@@ -135,7 +135,9 @@ WRAPPER = re.compile(r"root cause|see (?:the )?(?:stack trace|above|logs?|error)
 # with digits, dots and dashes too ("[Bug][V1]", "[Bug] [gpt-oss-120b]")
 ISSUE_TAGS = r"\[[A-Za-z][A-Za-z /-]{0,20}\](?:[ \t]*\[[A-Za-z][\w ./-]{0,30}\])*"
 # (after an issue title's tag, if any: "[Usage]: zmq.error.ZMQError: Operation not supported")
-EXCEPTION_LINE = re.compile(r"^(?:" + ISSUE_TAGS + r":?[ \t]*)?(?:[\w.]+\.)?(\w*(?:Error|Exception|Exit|Interrupt|Warning)|AssertionError)(?:\((\w+)\))?(?::\s?(.*)|\(([\"'])(.*)\4\))?$")
+# (Python 3.11's ExceptionGroup ends in neither word: "exceptiongroup.ExceptionGroup: unhandled
+# errors in a TaskGroup (1 sub-exception)")
+EXCEPTION_LINE = re.compile(r"^(?:" + ISSUE_TAGS + r":?[ \t]*)?(?:[\w.]+\.)?(\w*(?:Error|Exception|ExceptionGroup|Exit|Interrupt|Warning)|AssertionError)(?:\((\w+)\))?(?::\s?(.*)|\(([\"'])(.*)\4\))?$")
 FRAME = re.compile(r'File "([^"]+)", line (\d+), in ([\w<>.]+)')
 
 
