@@ -299,6 +299,14 @@ def test_vllms_report_with_its_raise_is_no_answer_over_the_root_cause_it_points_
     assert top(m, report) == "e0" and m.lookup(report)[1] is None
 
 
+def test_an_exception_group_is_an_exception_line():
+    """Python 3.11's ExceptionGroup ends in neither "Error" nor "Exception": an issue title that
+    is one is another program's exception, not a line of text."""
+    m = tiny_matcher(("ValueError", "No available memory for the cache blocks."))
+    matches, foreign = m.lookup("[Bug]: exceptiongroup.ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)")
+    assert matches == [] and foreign["id"] == "exception-not-in-vllm"
+
+
 def test_a_copy_of_vllms_message_raised_in_another_packages_code_is_not_vllms():
     """SGLang copied vLLM's ensure_divisibility: under its frame, "16 is not divisible by 6" (a
     message that opens with a value) is sglang's; so is a message a package writes in its own
