@@ -378,6 +378,8 @@ CLEAN_CASES = [
     'ImportError: x INFO: 1.2.3.4:0 -"POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error \u3000tail',
     # a frame's quotes made typographic; curly quotes elsewhere kept
     "File \u201c/x/vllm/\U0001f680.py\u201d, line 3, in f\n  raise X\nsaid \u201chi\u201d File \u201ca\u201d, line x",
+    # a paste that opens inside a frame's path: its 'File "' put back
+    '\n lib/python3.12/site-packages/transformers/\U0001f680.py", line 182, in f\n    raise ValueError(\nValueError: x y z',
 ]
 
 LOOKUP = """

@@ -145,6 +145,20 @@ def test_a_frame_with_typographic_quotes_is_read_as_a_frame():
     assert clean_paste("said \u201chi\u201d File \u201ca\u201d here") == "said \u201chi\u201d File \u201ca\u201d here"
 
 
+def test_a_paste_that_opens_inside_a_frames_path_reads_it_as_a_frame():
+    """Copied from the middle of a line, a traceback's first frame lost its 'File "': put back,
+    the frame says which package raised (here a copy of vLLM's message, raised by transformers)."""
+    cut = ('lib/python3.12/site-packages/transformers/models/llama/configuration_llama.py", line 182, in _rope_scaling_validation\n'
+           "    raise ValueError(\nValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {'factor': 8.0}")
+    assert clean_paste(cut).startswith('File "lib/python3.12/site-packages/transformers/models/llama/configuration_llama.py", line 182, in ')
+    m = tiny_matcher(("ValueError", "`rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {self.rope_scaling}"))
+    matches, foreign = m.lookup(cut)
+    assert matches == [] and foreign["id"] == "exception-not-in-vllm" and "transformers" in foreign["reason"]
+    # a frame whole, or words before a path, stay as they are
+    assert clean_paste('  File "/x/a.py", line 3, in f') == '  File "/x/a.py", line 3, in f'
+    assert clean_paste('see a.py", line 3, in f') == 'see a.py", line 3, in f'
+
+
 def test_a_web_pages_no_break_spaces_are_spaces():
     """A code block copied from a web page keeps its "&nbsp;" as no-break spaces: the frame
     that stops at its raise, indented with them, is read as the frame it is."""

@@ -73,6 +73,11 @@ SHOWN_CR = re.compile(r"\^M(?=\r?\n|$)")
 # ('File “/x/vllm/config.py”, line 5, in f'): its quotes made straight again, so that it is
 # read as a frame (the squashed message folds quote styles anyway).
 TYPOGRAPHIC_FRAME = re.compile(r'File [\u201c\u201d\u201e]([^\u201c\u201d"\n]+)[\u201c\u201d], line')
+# A paste that opens inside a frame's path, its start cut off when it was copied
+# ('lib/python3.12/site-packages/transformers/models/llama/configuration_llama.py", line 182, in f'):
+# its 'File "' put back, so that the frame is read, and with it the package that raised (a path
+# alone: words before it are no frame's).
+CUT_FRAME = re.compile(r'\A(\s*)(?!File ")([^"\s]+\.py)", line (\d+), in ')
 # A full-width colon after an exception's type, as a Chinese or Japanese keyboard types it in an
 # issue's title ("ValueError：No available memory ..."): the type and its colon as Python prints them.
 FULL_WIDTH_TYPE_COLON = re.compile(r"(?<![A-Za-z0-9_.])((?:[A-Za-z_][A-Za-z0-9_.]*)?(?:Error|Exception|Warning))\uff1a[ \t\u3000]*")
@@ -163,6 +168,7 @@ def clean_paste(text: str) -> str:
     # "\ud83d\ude80" came out as two halves: one code point again; a lone half is no text
     text = _SURROGATES.sub(_join_surrogates, text)
     text = TYPOGRAPHIC_FRAME.sub(r'File "\1", line', text)
+    text = CUT_FRAME.sub(r'\1File "\2", line \3, in ', text)
     text = WEB_SPACE.sub(" ", text)
     if "\uff1a" in text:  # (a scan that reads every word of a long log otherwise)
         text = FULL_WIDTH_TYPE_COLON.sub(r"\1: ", text)

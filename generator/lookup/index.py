@@ -123,6 +123,7 @@ def rules() -> dict:
             "record_start": _source(clean.RECORD_START),
             "flat_frame": _source(clean.FLAT_FRAME),
             "typographic_frame": _source(clean.TYPOGRAPHIC_FRAME),
+            "cut_frame": _source(clean.CUT_FRAME),
             "shown_cr": _source(clean.SHOWN_CR),
             "docker_json_log": _source(clean.DOCKER_JSON_LOG),
             "new_line": _source(clean.NEW_LINE),

@@ -888,6 +888,7 @@
       codeLine: pyRegex(patterns.code_line, "", "y"),
       flatFrame: pyRegex(patterns.flat_frame, "", "g"),
       typographicFrame: pyRegex(patterns.typographic_frame, "", "g"),
+      cutFrame: pyRegex(patterns.cut_frame),
       webSpace: pyRegex(patterns.web_space, "", "g"),
       fullWidthTypeColon: pyRegex(patterns.full_width_type_colon, "", "g"),
       shownCr: pyRegex(patterns.shown_cr, "", "g"),
@@ -1429,6 +1430,8 @@
       text = joinSurrogateSlots(text);
       // clean.py's TYPOGRAPHIC_FRAME: a frame's curly quotes made straight
       text = text.replace(rules.typographicFrame, 'File "$1", line');
+      // clean.py's CUT_FRAME: a paste that opens inside a frame's path gets its 'File "' back
+      text = text.replace(rules.cutFrame, '$1File "$2", line $3, in ');
       // clean.py's WEB_SPACE: a web page's no-break spaces are spaces
       text = text.replace(rules.webSpace, " ");
       // clean.py's FULL_WIDTH_TYPE_COLON: "ValueError：" typed on a Chinese or Japanese keyboard
