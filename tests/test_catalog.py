@@ -8,6 +8,7 @@ from pathlib import Path
 from generator.scan.cache import BlobCache
 import generator.scan.catalog as catalog_module
 from generator.scan.catalog import catalog_json, new_versions, scan_revision, scan_revisions
+from generator.scan.ids import error_id
 from generator.scan.incremental import scan_file
 from generator.scan.sources import resolve
 from gitrepo import tagged_repo
@@ -263,6 +264,15 @@ def test_a_raise_takes_its_class_message_and_keeps_its_id(tmp_path):
     assert after[0]["id"] == before[0]["id"]  # published ids never change
     assert after[0]["sites"][0]["message_from"] == "vllm/exc.py:3"
     assert len(after) == 1  # the class's message is no error of its own
+
+
+def test_a_log_of_a_starred_tuple_is_shown_filled_and_keeps_its_id(tmp_path):
+    code = ('def f(args):\n    logger.warning("%s %s during inference: %s%s. This causes a latency spike", *args)\n')
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": code}})
+    [error] = scan(repo, "v1", tmp_path / "cache")["errors"]
+    assert error["template"] == "{args[0]} {args[1]} during inference: {args[2]}{args[3]}. This causes a latency spike"
+    # the id published before the conversions were filled (v0.26's JIT-monitor warning's)
+    assert error["id"] == error_id("vllm", "<log>", "{} %s during inference: %s%s. This causes a latency spike")
 
 
 def test_logs_and_responses_are_errors_with_ids_of_their_own(tmp_path):

@@ -75,6 +75,15 @@ def test_a_message_a_helper_returns_is_the_errors_other_form_and_keeps_its_id(co
     assert any(v.startswith("Marlin does not support group_size = {group_size}.") for v in site["variants"])
 
 
+def test_the_jit_monitor_warning_is_shown_filled_and_keeps_its_published_id(corpus_scan):
+    """v0.33.0's ``logger.warning(message, *args)`` in jit_monitor.py: each ``%s`` is one of
+    ``args``, and the id stays the one the curated entry and the pastes are labelled with."""
+    catalog = corpus_scan("v0.33.0")
+    (error,) = [e for e in catalog["errors"] if e["id"] == "a1e872b0ee570b97"]
+    assert error["template"].startswith("{args[0]} {args[1]} during inference: {args[2]}{args[3]}. ")
+    assert {s["path"] for s in error["sites"]} == {"vllm/utils/jit_monitor.py"}
+
+
 def test_every_release_scans_without_a_crash(corpus_scan):
     for rev in RELEASES:
         catalog = corpus_scan(rev)

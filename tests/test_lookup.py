@@ -1882,6 +1882,18 @@ ValueError: No available memory for the cache blocks. Try increasing `gpu_memory
     assert data["id"] != data["current"]["id"]  # that release's wording, and the pin's page
 
 
+def test_every_wording_of_the_problem_the_paste_shows_witnesses_its_release(history_matcher):
+    """v0.22's literal "Triton kernel JIT compilation during inference: {fn_name}." and v0.26's
+    "%s %s during inference: %s%s." (a starred tuple) both read this line whole: it may come
+    from any release since v0.22, not only from the one whose words are the most literal."""
+    paste = ("(Worker_TP0 pid=783) WARNING 07-25 17:50:30 Triton kernel JIT compilation during inference: "
+             "_fwd_kernel. This causes a latency spike; consider extending warmup to cover this shape/config.")
+    matches, _ = history_matcher.lookup(paste)
+    found = history_matcher.releases_of(paste, matches)
+    assert found["releases"][0] == "v0.22.0" and found["releases"][-1] == "v0.33.0", found
+    assert found["evidence"] == ["the wording of its message"]
+
+
 def test_the_stored_matcher_answers_as_the_built_one(history_matcher):
     from generator.lookup.match import Matcher
 

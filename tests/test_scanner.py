@@ -374,6 +374,15 @@ def test_log_call_with_percent_arguments():
     assert s.placeholders == ["e", "n"]
 
 
+def test_log_call_with_a_starred_tuple_spreads_it_over_the_conversions():
+    s = site('logger.warning("%s %s during inference: %s%s.", *args)')
+    assert s.template == "{args[0]} {args[1]} during inference: {args[2]}{args[3]}."
+    assert s.placeholders == ["args[0]", "args[1]", "args[2]", "args[3]"]
+    # what the published id hashes: the form the scanner first read (README, "Error ids")
+    assert s.id_template == "{*args} %s during inference: %s%s."
+    assert site('logger.warning("%s failed: %s", name, e)').id_template is None
+
+
 def test_log_levels_and_what_is_no_log():
     found = scan(
         """

@@ -210,6 +210,7 @@ class Match:
     current: LookupError_ | None = None  # the problem's current error (the pin's, or what it became)
     also: list[LookupError_] = field(default_factory=list)  # the problem's other ids, in other releases
     form: str = ""  # the other form of the error's message that matched (its main template: "")
+    worded_as: list[LookupError_] = field(default_factory=list)  # the problem's other errors the paste matches as well
 
     @property
     def score(self) -> float:
@@ -742,6 +743,14 @@ class Matcher:
         ranked = _failure_under_its_log(
             _failure_before_its_report(_last_of_warnings(_failure_before_warnings(sorted(found, key=lambda m: m.rank_key, reverse=True)), cleaned)), cleaned)
         ranked = self._one_per_problem(ranked)
+        for m in ranked:
+            # the problem's other wordings the paste shows as exactly are as good a witness of its
+            # release, though the one read first left them out ("Triton kernel JIT compilation
+            # during inference: f." is v0.22's literal text and v0.26's "%s %s during inference: %s%s.")
+            if m.verdict == "exact":
+                key = self._problem_of(m.error)[0]
+                m.worded_as = [r.error for r in results.values() if r is not m and r.verdict == "exact"
+                               and r.score == m.score and self._problem_of(r.error)[0] == key]
         raised_by = _raised_outside_vllm(cleaned, frames, last)
         if raised_by is not None:
             # The last exception was raised in another package's code (its frame is the
@@ -930,7 +939,8 @@ class Matcher:
             evidence.append(raised)
         if top is not None:
             order = {r: n for n, r in enumerate(self.revisions)}
-            evidence.append(("the wording of its message", sum(1 << order[v] for v in top.error.versions if v in order)))
+            versions = {v for e in (top.error, *top.worded_as) for v in e.versions}
+            evidence.append(("the wording of its message", sum(1 << order[v] for v in versions if v in order)))
         if not evidence:
             return None
         combined, used = everything, []

@@ -61,10 +61,12 @@ def assemble(
                 continue
             site.path = path
             hashed = _HASHED_AS.get(site.kind, site.exception)
-            what = (project, hashed, site.template, path, site.function)
+            # `logger.warning(message, *args)`: shown with each conversion filled, hashed as first read
+            template = site.id_template if site.id_template is not None else site.template
+            what = (project, hashed, template, path, site.function)
             key = ids.get(what)
             if key is None:
-                key = ids[what] = error_id(project, hashed, identity(site.template, path, site.function))
+                key = ids[what] = error_id(project, hashed, identity(template, path, site.function))
             # The message of `raise EngineDeadError()` lives in the class: shown and matched,
             # but the id stays what the site itself hashes to (ids are published).
             inherited = messages.get(site.exception.rsplit(".", 1)[-1]) if site.kind == "raise" else None

@@ -55,6 +55,7 @@ class RaiseSite:
     path: str = ""
     status: int | None = None  # a response's HTTP status, when the source says it
     message_from: str | None = None  # where the message lives when not at the site: "path:line" of the class's
+    id_template: str | None = None  # what the id hashes when not the template shown (README, "Error ids")
 
     def to_json(self) -> dict:
         data = {
@@ -78,6 +79,8 @@ class RaiseSite:
             data["status"] = self.status
         if self.message_from is not None:
             data["message_from"] = self.message_from
+        if self.id_template is not None:
+            data["id_template"] = self.id_template
         return data
 
     @classmethod

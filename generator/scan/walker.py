@@ -466,6 +466,7 @@ class Walker:
         status: int | None = None,
     ) -> None:
         template: str | None = None
+        id_template: str | None = None
         variants: list[str] = []
         holes: list[str] = []
         if message is not None:
@@ -475,9 +476,13 @@ class Walker:
             variants = [render(t) for t in templates[1:]]
             holes = placeholders(templates[0])
             if arguments is not None:  # a log call's %-style arguments fill its conversions
-                template, filled = _percent_filled(template, [self.source.one_line(a) for a in arguments])
-                variants = [_percent_filled(v, [self.source.one_line(a) for a in arguments])[0] for v in variants]
+                sources = [self.source.one_line(a) for a in arguments]
+                unspread = _percent_filled(template, sources, spread=False)[0]
+                template, filled = _percent_filled(template, sources)
+                variants = [_percent_filled(v, sources)[0] for v in variants]
                 holes = holes + filled
+                if unspread != template:  # ids are published: a starred argument's id stays as it was
+                    id_template = unspread
         if kind in ("log", "response", "message") and not has_words(template):
             return  # `logger.error(e)`, `create_error_response(str(e))`: nothing of its own to say
         guard_stmt = scope.guards[-1].statement if scope.guards and own_guard else None
@@ -500,6 +505,7 @@ class Walker:
                 excerpt_line=excerpt_line,
                 cause=cause,
                 status=status,
+                id_template=id_template,
             )
         )
 
@@ -682,20 +688,32 @@ def has_words(template: str | None) -> bool:
     return any(re.search(r"[A-Za-z]{2}", s) for s in segments)
 
 
-def _percent_filled(template: str, arguments: list[str]) -> tuple[str, list[str]]:
+def _percent_filled(template: str, arguments: list[str], spread: bool = True) -> tuple[str, list[str]]:
     """``"a %s b %d"`` with arguments ``x, y`` → ``"a {x} b {y}"``; a conversion left without
-    an argument stays as text (``%%`` becomes ``%``)."""
+    an argument stays as text (``%%`` becomes ``%``).
+
+    A starred argument (``logger.warning(message, *args)``) spreads over the conversions
+    left: ``{args[0]}``, ``{args[1]}``, ... With ``spread=False`` it fills one conversion
+    as ``{*args}`` and leaves the rest as text, as the scanner first read it: that form is
+    what such a message's published id hashes (``RaiseSite.id_template``)."""
     if not arguments and "%" not in template:
         return template, []
     filled: list[str] = []
     queue = list(arguments)
+    spreading = [0]  # how many conversions the starred argument at the queue's head has filled
 
     def one(match: re.Match) -> str:
         if match.group(1) == "%":
             return "%"
         if not queue:
             return match.group(0)
-        source = queue.pop(0)
+        source = queue[0]
+        if spread and source.startswith("*") and not source.startswith("**"):
+            name = source[1:] if source[1:].isidentifier() else f"({source[1:]})"
+            source = f"{name}[{spreading[0]}]"
+            spreading[0] += 1
+        else:
+            queue.pop(0)
         filled.append(source)
         return "{" + source + "}"
 

@@ -1041,6 +1041,7 @@
       this.current = null; // the problem's current error (the pin's, or what it became)
       this.also = []; // the problem's other ids
       this.form = fields.form || ""; // the other form of the message that matched (match.py: Match.form)
+      this.wordedAs = []; // the problem's other errors the paste matches as well (match.py: worded_as)
     }
 
     get verdict() {
@@ -1240,10 +1241,12 @@
       const top = matches.find((m) => m.verdict === "exact");
       if (top) {
         let wording = 0n;
-        top.error.versions.forEach((v) => {
-          const n = revisions.indexOf(v);
-          if (n !== -1) wording |= 1n << BigInt(n);
-        });
+        for (const e of [top.error, ...top.wordedAs]) {
+          e.versions.forEach((v) => {
+            const n = revisions.indexOf(v);
+            if (n !== -1) wording |= 1n << BigInt(n);
+          });
+        }
         evidence.push(["the wording of its message", wording]);
       }
       if (!evidence.length) return null;
@@ -1861,6 +1864,13 @@
           rules,
         ),
       );
+      // match.py: the problem's other wordings the paste shows as exactly witness its release too
+      for (const m of best) {
+        if (m.verdict !== "exact") continue;
+        const key = this.problemOf(m.error)[0];
+        m.wordedAs = Array.from(results.values()).filter((r) => r !== m && r.verdict === "exact"
+          && r.score === m.score && this.problemOf(r.error)[0] === key).map((r) => r.error);
+      }
       const raisedBy = this.raisedOutsideVllm(cleaned, frames, last);
       // ... nor a near match later on its line (match.py)
       if (raisedBy !== null)
