@@ -1458,6 +1458,10 @@ def raise_at_the_end(cleaned: str) -> tuple[int, str] | None:
 # like vLLM's, whose code it borrowed
 ANOTHERS_LOG_LINE = re.compile(r"[ \t]*(?:\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?:[ \t]+\d+)?[ \t]+[\w./-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|ts|go):\d+\]"
                                r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP|CP)\d+)+\]"
+                               # Rust's tracing: "2025-05-30T00:35:01.153Z ERROR span: crate::module: "
+                               # (Dynamo's frontend, goose; cleaning drops the time): a module path no
+                               # Python logger writes
+                               r"|(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z[ \t]+)?(?:ERROR|WARN|INFO|DEBUG|TRACE)[ \t]+(?:\w+(?:\{[^}\n]*\})?:[ \t]*)*?\w+(?:::\w+)+:[ \t]"
                                # Python's own warning of a file that is not vLLM's: warnings.warn prints
                                # "path:line: Category: message" (vLLM logs its warnings; its catalog
                                # holds no warnings.warn)
