@@ -1150,12 +1150,16 @@ def test_a_line_another_program_logged_is_none_of_vllms_messages():
                  "E1031 06:10:27.243634       1 zmq_client.go:214] Failed to submit transfer operation",
                  # SGLang, which borrowed vLLM's code and its words
                  "[2025-10-28 09:42:18 TP0] Failed to submit transfer operation",
-                 "[2025-10-28 09:42:18 DP1 TP3 EP3] Failed to submit transfer operation"):
+                 "[2025-10-28 09:42:18 DP1 TP3 EP3] Failed to submit transfer operation",
+                 # Rust's tracing (Dynamo's frontend), with its time and as cleaning leaves it
+                 "2025-05-30T00:35:01.153Z ERROR chat_completions: dynamo_llm::http::service::openai: Failed to submit transfer operation",
+                 "ERROR dynamo_llm::http::service::openai: Failed to submit transfer operation"):
         matches, foreign = m.lookup(line)
         assert matches == [] and foreign["id"] == "message-not-in-vllm", line
     assert top(m, "ERROR 09-04 21:29:13 [mooncake.py:1] Failed to submit transfer operation") == "e0"
     assert top(m, "E0904 21:29:13.608035 31963 client.cpp:1112] x\nFailed to submit transfer operation") == "e0"
     assert top(m, "[2025-10-28 09:42:18] Failed to submit transfer operation") == "e0"  # a timestamp names no program
+    assert top(m, "ERROR chat_completions: Failed to submit transfer operation") == "e0"  # no module path: no Rust
 
 
 def test_python_s_warning_of_another_package_is_another_programs_line():
