@@ -275,6 +275,15 @@ def test_a_log_of_a_starred_tuple_is_shown_filled_and_keeps_its_id(tmp_path):
     assert error["id"] == error_id("vllm", "<log>", "{} %s during inference: %s%s. This causes a latency spike")
 
 
+def test_a_raise_of_a_percent_tuple_is_shown_filled_and_keeps_its_id(tmp_path):
+    code = ('def f(args):\n    raise RuntimeError("%s %s during inference: %s%s. This causes a latency spike" % args)\n')
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": code}})
+    [error] = scan(repo, "v1", tmp_path / "cache")["errors"]
+    assert error["template"] == "{args[0]} {args[1]} during inference: {args[2]}{args[3]}. This causes a latency spike"
+    # the id published before the tuple spread (v0.33's JIT-monitor RuntimeError's)
+    assert error["id"] == error_id("vllm", "RuntimeError", "{} {} during inference: {}{}. This causes a latency spike")
+
+
 def test_logs_and_responses_are_errors_with_ids_of_their_own(tmp_path):
     code = ('def f(self):\n    logger.warning("n exceeds the limit")\n'
             '    raise ValueError("n exceeds the limit")\n'

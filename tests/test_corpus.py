@@ -82,6 +82,9 @@ def test_the_jit_monitor_warning_is_shown_filled_and_keeps_its_published_id(corp
     (error,) = [e for e in catalog["errors"] if e["id"] == "a1e872b0ee570b97"]
     assert error["template"].startswith("{args[0]} {args[1]} during inference: {args[2]}{args[3]}. ")
     assert {s["path"] for s in error["sites"]} == {"vllm/utils/jit_monitor.py"}
+    # and the RuntimeError of the same message, ``raise RuntimeError(message % args)``
+    (raised,) = [e for e in catalog["errors"] if e["id"] == "65223fcc73075d31"]
+    assert raised["template"].startswith("{args[0]} {args[1]} during inference: {args[2]}{args[3]}. ")
 
 
 def test_every_release_scans_without_a_crash(corpus_scan):

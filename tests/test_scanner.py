@@ -383,6 +383,19 @@ def test_log_call_with_a_starred_tuple_spreads_it_over_the_conversions():
     assert site('logger.warning("%s failed: %s", name, e)').id_template is None
 
 
+def test_a_percent_of_one_name_with_several_conversions_spreads_it():
+    """``message % args`` with two conversions or more: ``args`` must be a tuple."""
+    s = site('raise RuntimeError("%s %s during inference: %s%s." % args)')
+    assert s.template == "{args[0]} {args[1]} during inference: {args[2]}{args[3]}."
+    assert s.placeholders == ["args[0]", "args[1]", "args[2]", "args[3]"]
+    # what the published id hashes: the form the scanner first read (README, "Error ids")
+    assert s.id_template == "{args} {...} during inference: {...}{...}."
+    # one conversion: a name there may be a string or a tuple of one, so it stays whole
+    one = site('raise RuntimeError("bad value: %s" % value)')
+    assert one.template == "bad value: {value}" and one.id_template is None
+    assert site('raise RuntimeError("%s and %s" % (a, b))').id_template is None
+
+
 def test_log_levels_and_what_is_no_log():
     found = scan(
         """

@@ -174,9 +174,14 @@ def join_lines(text: str) -> str | None:
 class TemplateBuilder:
     """Turns a message expression into its template variants."""
 
-    def __init__(self, source: SourceText, lookup: Lookup):
+    def __init__(self, source: SourceText, lookup: Lookup, spread: bool = True):
         self.source = source
         self.lookup = lookup
+        # ``message % args`` with several conversions: ``args`` must be a tuple, so it
+        # spreads as ``{args[0]}``, ``{args[1]}``, ... The scanner first filled only the
+        # first conversion; ``spread=False`` builds that form, which published ids hash.
+        self.spread = spread
+        self.spread_used = False
 
     def hole(self, node: ast.AST, suffix: str = "") -> Template:
         return (Hole(self.source.one_line(node), suffix),)
@@ -293,6 +298,18 @@ class TemplateBuilder:
             }
         else:
             positional, keyed = [right], {}
+            conversions = sum(
+                1
+                for part in template
+                if not isinstance(part, Hole)
+                for m in _PERCENT.finditer(part)
+                if m.group("type") != "%" and m.group("key") is None
+            )
+            if self.spread and conversions > 1 and not isinstance(right, (ast.Constant, ast.JoinedStr)):
+                name = self.source.one_line(right)
+                name = name if name.isidentifier() else f"({name})"
+                positional = [ast.Name(id=f"{name}[{i}]") for i in range(conversions)]
+                self.spread_used = True
         args = iter(positional)
         out: list[Part] = []
         for part in template:
@@ -319,6 +336,8 @@ class TemplateBuilder:
                     out.append(Hole(text or "...", suffix))
                 elif isinstance(arg, ast.Constant) and isinstance(arg.value, str) and not suffix:
                     out.append(arg.value)
+                elif isinstance(arg, ast.Name) and not hasattr(arg, "lineno"):  # a spread tuple's item
+                    out.append(Hole(arg.id, suffix))
                 else:
                     out.append(Hole(self.source.one_line(arg), suffix))
             out.append(part[pos:])

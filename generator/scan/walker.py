@@ -372,7 +372,7 @@ class Walker:
         bound = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a is not None}
         bound |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         inner = Scope(node.name, None, params=frozenset(bound))
-        builder = TemplateBuilder(found.source, lambda n: self.lookup(n, inner, {}))
+        builder = TemplateBuilder(found.source, lambda n: self.lookup(n, inner, {}), spread=False)
         forms: list[list[Template]] = [[] for _ in range(size or 1)]
         for returned in returned_values(node):
             if size is None:
@@ -475,14 +475,19 @@ class Walker:
             template = render(templates[0])
             variants = [render(t) for t in templates[1:]]
             holes = placeholders(templates[0])
+            # Ids are published: a message whose tuple or starred argument now spreads over
+            # its conversions keeps the id of the form the scanner first read (``spread=False``).
+            first_read = template
+            if builder.spread_used:
+                first_read = render(self.builder(scope, state, message_source, spread=False).build(message)[0])
             if arguments is not None:  # a log call's %-style arguments fill its conversions
                 sources = [self.source.one_line(a) for a in arguments]
-                unspread = _percent_filled(template, sources, spread=False)[0]
+                first_read = _percent_filled(first_read, sources, spread=False)[0]
                 template, filled = _percent_filled(template, sources)
                 variants = [_percent_filled(v, sources)[0] for v in variants]
                 holes = holes + filled
-                if unspread != template:  # ids are published: a starred argument's id stays as it was
-                    id_template = unspread
+            if first_read != template:
+                id_template = first_read
         if kind in ("log", "response", "message") and not has_words(template):
             return  # `logger.error(e)`, `create_error_response(str(e))`: nothing of its own to say
         guard_stmt = scope.guards[-1].statement if scope.guards and own_guard else None
@@ -511,8 +516,8 @@ class Walker:
 
     # --- names -----------------------------------------------------------------------
 
-    def builder(self, scope: Scope, state: State, source: SourceText | None = None) -> TemplateBuilder:
-        return TemplateBuilder(source or self.source, lambda node: self.lookup(node, scope, state))
+    def builder(self, scope: Scope, state: State, source: SourceText | None = None, spread: bool = True) -> TemplateBuilder:
+        return TemplateBuilder(source or self.source, lambda node: self.lookup(node, scope, state), spread)
 
     def lookup(self, node: ast.expr, scope: Scope, state: State) -> list[Template] | None:
         if isinstance(node, ast.Name):
