@@ -688,6 +688,7 @@ def test_lookup_js_reads_the_rules_from_the_index():
     code = re.sub(r"^\s*(?://|/?\*).*$", "", js, flags=re.M)  # comments may name values
     # ... and JavaScript's own numbers are no rules: parseInt's radix, a surrogate pair's shift
     code = re.sub(r"\? 16 : 10\)|<< 10\)", "", code)
+    code = re.sub(r"\bconst INDEX_SCHEMA_VERSION = \d+;", "", code)  # the format's number, checked above
     for key, value in index_rules.items():
         if isinstance(value, (int, float)) and not isinstance(value, bool) and len(str(value)) > 1:
             assert not re.search(rf"(?<![\w.\\]){re.escape(str(value))}(?![\w.])", code), f"lookup.js copies {key} = {value}"

@@ -322,14 +322,24 @@ def test_a_locked_cache_is_not_deleted(tmp_path):
         assert dict(cache.get_many(["kept"])) == {"kept": {"sites": []}}
 
 
-@pytest.mark.parametrize("text", [b"{not json", b'{"schema_version": 9, "errors": [1, 2]}', b"\xff\xfe", b"[]",
-                                  b'{"schema_version": 9, "revisions": ["v1"], "paths": {"p": 1}, "errors": [["x", "E", "t", true, 1, [[0, "1", "f"]], []]]}',
-                                  b'{"schema_version": 9, "revisions": ["v1"], "paths": {"p": 1}, "errors": [["x", "E", "t", true, 1, [[3, 1, "f"]], []]]}',
-                                  b'{"schema_version": 9, "revisions": ["v1"], "paths": {"p": 1}, "errors": [["x", "E", "t", true, 4, [[0, 1, "f"]], []]]}',
-                                  b'{"schema_version": 9, "revisions": ["v1"], "paths": {"p": 1}, "errors": [["x", "E", "t", true, 1, [[0, 1, "f"]], []]], "kinds": {"log": [1]}}',
-                                  b'{"schema_version": 9, "revisions": ["v1"], "paths": {"p": 1}, "errors": [], "log_lines": {"x": [500]}}',
-                                  b'{"schema_version": 9, "revisions": ["v1"], "paths": {"p": 1}, "errors": [], "functions_before": {"3": "f"}}'],
-                         ids=["truncated", "bad rows", "not utf-8", "a list", "a bad site", "a path number past the paths",
+def _index_text(sites='[[0, 1, "f"]]', versions="1", extra="", ids='["x"]') -> bytes:
+    """A one-error lookup index of the current schema, with one part of it damaged."""
+    return ('{"schema_version": 10, "revisions": ["v1"], "paths": {"p": 1}, "errors": {"id": %s, '
+            '"exception": ["E"], "template": ["t"], "has_message": [true], "versions": [%s], "sites": [%s], '
+            '"forms": [[]]}%s}' % (ids, versions, sites, extra)).encode()
+
+
+@pytest.mark.parametrize("text", [b"{not json", b'{"schema_version": 10, "errors": [1, 2]}', b"\xff\xfe", b"[]",
+                                  b'{"schema_version": 10, "revisions": ["v1"], "paths": {"p": 1}, "errors": [["x", "E", "t", true, 1, [[0, 1, "f"]], []]]}',
+                                  _index_text(ids='["x", "y"]'),
+                                  _index_text(sites='[[0, "1", "f"]]'),
+                                  _index_text(sites='[[3, 1, "f"]]'),
+                                  _index_text(versions="4"),
+                                  _index_text(extra=', "kinds": {"log": [1]}'),
+                                  _index_text(extra=', "log_lines": {"x": [500]}'),
+                                  _index_text(extra=', "functions_before": {"3": "f"}')],
+                         ids=["truncated", "bad rows", "not utf-8", "a list", "rows, not columns", "columns of two lengths",
+                              "a bad site", "a path number past the paths",
                               "a release past the revisions", "a kind's row past the errors", "a log line not a string",
                               "a function's path number past the paths"])
 def test_a_damaged_lookup_index_is_built_again_with_one_warning(tmp_path, capsys, text):

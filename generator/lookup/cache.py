@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Callable
 
 from generator.files import write_atomically
+from generator.lookup.index import ERROR_COLUMNS
 
-# a row of the index's "errors": id, exception, template, has_message, versions (a bitmask
-# over "revisions"), sites ([path number in "paths", line, function]), forms
+# a row of the index's "errors" columns: id, exception, template, has_message, versions (a
+# bitmask over "revisions"), sites ([path number in "paths", line, function]), forms
 _ROW_TYPES = (str, str, str, bool, int, list, list)
 
 
@@ -42,8 +43,10 @@ def index_problem(index) -> str | None:
     revisions, errors = index.get("revisions"), index.get("errors")
     if not isinstance(revisions, list) or not all(isinstance(r, str) for r in revisions):
         return "no list of revisions"
-    if not isinstance(errors, list):
-        return "no list of errors"
+    if (not isinstance(errors, dict) or set(errors) != set(ERROR_COLUMNS)
+            or not all(isinstance(errors[c], list) and len(errors[c]) == len(errors["id"]) for c in ERROR_COLUMNS)):
+        return f"`errors` is not a mapping of the columns {', '.join(ERROR_COLUMNS)}, of one length"
+    errors = [list(row) for row in zip(*(errors[c] for c in ERROR_COLUMNS))]
     paths = index.get("paths", {})
     if not isinstance(paths, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in paths.values()):
         return "`paths` is not a mapping of release masks"

@@ -23,7 +23,7 @@ from generator.text import CUT_TRAILING, ELLIPSIS, error_path, error_url, foreig
 # 4: forms no longer repeat the main template; the releases each file is in.
 # 7: entries by slug (an entry of several ids once), kinds as row numbers, curated titles only
 #    where no entry gives them: the browser's index stays under 1 MB gzipped.
-INDEX_SCHEMA_VERSION = 9
+INDEX_SCHEMA_VERSION = 10
 
 
 def _source(pattern: re.Pattern) -> str:
@@ -257,12 +257,18 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
         "revisions": revisions,
         # forms: the templates besides the main one (the main one is not repeated: a third of the size);
         # versions: a bitmask over `revisions`; a site's path: its number in `paths` (sorted), so
-        # the browser's index stays under 1 MB gzipped (error_rows() reads them back)
-        "errors": [[merged[i]["id"], merged[i]["exception"], merged[i]["template"], merged[i]["has_message"],
-                    sum(1 << place[v] for v in merged[i]["versions"]),
-                    [[path_number[p], line, function] for p, line, function in merged[i]["sites"]],
-                    [f for f in forms[i] if f != merged[i]["template"]]]
-                   for i in ids],
+        # the browser's index stays under 1 MB gzipped (error_rows() reads them back). One column
+        # per field, not one row per error: gzip then meets ids beside ids and templates beside
+        # templates (10 % smaller than rows). `table_rows()` gives the rows back.
+        "errors": {
+            "id": [merged[i]["id"] for i in ids],
+            "exception": [merged[i]["exception"] for i in ids],
+            "template": [merged[i]["template"] for i in ids],
+            "has_message": [merged[i]["has_message"] for i in ids],
+            "versions": [sum(1 << place[v] for v in merged[i]["versions"]) for i in ids],
+            "sites": [[[path_number[p], line, function] for p, line, function in merged[i]["sites"]] for i in ids],
+            "forms": [[f for f in forms[i] if f != merged[i]["template"]] for i in ids],
+        },
         "groups": pack_groups(problem_groups(merged, revisions, links or [], entries)),
         "kinds": pack_kinds(ids, kinds),
         "paths": {p: paths[p] for p in sorted(paths)},
@@ -291,10 +297,21 @@ def pack_kinds(ids: list[str], kinds: dict[str, str]) -> dict[str, list[int]]:
     return {kind: packed[kind] for kind in sorted(packed)}
 
 
+# the columns of the index's "errors", in the order of a row (cache.index_problem checks them)
+ERROR_COLUMNS = ("id", "exception", "template", "has_message", "versions", "sites", "forms")
+
+
+def table_rows(index: dict) -> list[tuple]:
+    """The index's "errors" columns as rows (id, exception, template, has_message,
+    versions, sites, forms), versions still a bitmask and paths still numbers."""
+    columns = index["errors"]
+    return list(zip(*(columns[name] for name in ERROR_COLUMNS)))
+
+
 def kinds_of(index: dict) -> dict[str, str]:
     """Error id → kind, for the rows ``pack_kinds`` lists (any other is a raise)."""
-    errors = index["errors"]
-    return {errors[n][0]: kind for kind, rows in index.get("kinds", {}).items() for n in rows}
+    ids = index["errors"]["id"]
+    return {ids[n]: kind for kind, rows in index.get("kinds", {}).items() for n in rows}
 
 
 def pack_entries(entries: dict[str, dict], known) -> dict[str, dict]:
@@ -411,7 +428,7 @@ def error_rows(index: dict) -> list[tuple]:
     paths = list(index.get("paths", {}))
     return [(id_, exception, template, has_message, [r for n, r in enumerate(revisions) if mask >> n & 1],
              [(paths[p], line, function) for p, line, function in sites], forms)
-            for id_, exception, template, has_message, mask, sites, forms in index["errors"]]
+            for id_, exception, template, has_message, mask, sites, forms in table_rows(index)]
 
 
 def regroup(index: dict, entries: dict[str, dict], links: list[tuple[str, str]] = ()) -> dict:

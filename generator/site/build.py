@@ -161,7 +161,7 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
               if p.entry.slug not in keys][:HOME_CARDS - len(shown)]
     cards = [{"id": p.id, "title": p.title, "summary": p.meaning, "exception": p.exception, "reports": len(p.reports),
               "curated": p.curated} for p in shown]
-    write("index.md", env.get_template("home.md.j2").render(error_count=len(index["errors"]), revisions=index["revisions"],
+    write("index.md", env.get_template("home.md.j2").render(error_count=len(index["errors"]["id"]), revisions=index["revisions"],
                                                            cards=cards, curated_count=len(by_entry),
                                                            reports_gathered=reports_gathered(site.reports)))
     shutil.copytree(project / "templates" / "assets", docs / "assets")

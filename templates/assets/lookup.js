@@ -57,7 +57,7 @@
 
   // The index format this file reads (generator.lookup.index.INDEX_SCHEMA_VERSION); the
   // numbers and patterns of the rules come from the index itself.
-  const INDEX_SCHEMA_VERSION = 9;
+  const INDEX_SCHEMA_VERSION = 10;
 
   // --- code points: the slot form -----------------------------------------------------------
   //
@@ -1140,8 +1140,12 @@
       // do not (index.py: functions_before)
       this.functionsBefore = new Map(Object.entries(index.functions_before || {})
         .map(([p, names]) => [pathList[Number(p)], new Set(names.split(" "))]));
-      index.errors.forEach((row, number) => {
-        const [id, exception, template, hasMessage, mask, numberedSites, forms] = row;
+      // one column per field (generator.lookup.index.ERROR_COLUMNS): a row is the same place in each
+      const columns = index.errors;
+      columns.id.forEach((id, number) => {
+        const exception = columns.exception[number], template = columns.template[number];
+        const hasMessage = columns.has_message[number], mask = columns.versions[number];
+        const numberedSites = columns.sites[number], forms = columns.forms[number];
         const versions = revisionList.filter((_, n) => Math.floor(mask / 2 ** n) % 2 === 1);
         const sites = numberedSites.map(([p, line, fn]) => [pathList[p], line, fn]);
         let title = null; // worked out when a result shows it: ten thousand titles cost a tenth of a second
