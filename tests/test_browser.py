@@ -892,6 +892,18 @@ def test_ui_not_vllm(browser, site_url):
     assert not results.find_elements(By.CSS_SELECTOR, ".errorkb-match")
 
 
+def test_ui_not_vllm_with_a_near_vllm_message(browser, site_url):
+    from selenium.webdriver.common.by import By
+
+    # vLLM's ValueError, one word changed, raised as another program's RuntimeError
+    results = _ask(browser, site_url, "RuntimeError: max_num_seqs (256) exceeds the available Mamba cache blocks (128). Each decode "
+                                      "sequence requires one Mamba cache block, so CUDA graph capture cannot proceed.")
+    box = results.find_element(By.CSS_SELECTOR, ".errorkb-foreign")
+    assert box.text.startswith("Not a vLLM error: An exception whose message vLLM never writes")
+    assert "Near vLLM messages, worded otherwise:" in results.text
+    assert results.find_elements(By.CSS_SELECTOR, ".errorkb-match")  # the near one, listed after
+
+
 # --- no markup from the paste or the catalog ---------------------------------------------------------------
 
 

@@ -594,6 +594,41 @@ def test_a_near_match_later_on_a_line_another_package_raised_is_not_vllms():
     assert top(m, tb.replace("/sgl-workspace/sglang/python/sglang/srt/", "/opt/venv/lib/python3.12/site-packages/vllm/")) == "e0"
 
 
+def test_a_frame_line_that_ends_in_spaces_still_names_the_package_that_raised():
+    """A terminal's width pads the frame line with spaces; the code line under it is still the raise."""
+    m = tiny_matcher(("ValueError", "Unsupported backend: {args.backend}"))
+    tb = ('  File "/envs/q/lib/python3.10/site-packages/gptqmodel/utils/importer.py", line 92, in get_kernel_for_backend' + " " * 25 + "\n"
+          '    raise ValueError(f"Unsupported backend: `{backend}` for `{quant_method}` with format `{fmt}`")' + " " * 20 + "\n"
+          "ValueError: Unsupported backend: `gptq_marlin` for `gptq` with format `gptq_v2`")
+    matches, foreign = m.lookup(tb)
+    assert matches == [] and foreign["source"] == "gptqmodel" and foreign["role"] == "answer"
+
+
+def test_a_near_match_raised_with_a_type_its_problem_never_had_is_another_programs():
+    """SGLang's "NotImplementedError: Current platform does not support w4a4 nvfp4 quantization."
+    reads like vLLM's ValueError, reworded: the near match is listed, the foreign error is the answer."""
+    m = tiny_matcher(("ValueError", "Current platform does not support NVFP4 quantization. Please use Blackwell GPUs or enable FlashInfer."))
+    matches, foreign = m.lookup("NotImplementedError: Current platform does not support w4a4 nvfp4 quantization.")
+    assert foreign["id"] == "exception-not-in-vllm" and foreign["role"] == "answer"
+    assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "partial"
+    # the same words with the type vLLM raises them with: vLLM's message, reworded
+    matches, foreign = m.lookup("ValueError: Current platform does not support w4a4 nvfp4 quantization.")
+    assert [x.error.id for x in matches] == ["e0"] and foreign is None
+    # and the whole message with another type is still vLLM's (a type that migrated)
+    matches, _ = m.lookup("RuntimeError: Current platform does not support NVFP4 quantization. Please use Blackwell GPUs or enable FlashInfer.")
+    assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact"
+
+
+def test_lines_that_say_what_is_wrong_in_other_words_are_another_programs_when_nothing_matched():
+    m = tiny_matcher(("ValueError", "n exceeds the limit"))
+    for line in ("vllmserver：did not find expected '-' indicator",
+                 "vLLM backend is only available for API, CLI and Web.",
+                 '{"code": "invalid_param", "message": "\'responses\'", "status": 400}'):
+        matches, foreign = m.lookup(line)
+        assert matches == [] and foreign["id"] == "message-not-in-vllm", line
+    assert m.lookup('{"code": "ok", "message": "done", "status": 200}')[1] is None
+
+
 def test_an_exception_type_of_another_package_links_the_page_for_exceptions_vllm_never_raises():
     m = tiny_matcher(("RuntimeError", "Engine process failed to start. See stack trace for the root cause."))
     matches, foreign = m.lookup("jax.errors.JaxRuntimeError: INVALID_ARGUMENT: MemoryStats is only supported for addressable PjRt devices.")
@@ -1972,6 +2007,13 @@ def test_lookup_command_partial_and_foreign(corpus_bundle, session_cache):
                            capture_output=True, text=True, cwd=ROOT)
     assert other.returncode == 0 and other.stdout.startswith("Not a vLLM error: An error line that vLLM never writes")
     assert "   The line: the chart repository at charts.example.org could not be reached" in other.stdout.splitlines()
+    # another program's copy of a vLLM message, reworded and raised with another type: the near one is listed as near
+    near = subprocess.run(base + ["RuntimeError: max_num_seqs (256) exceeds the available Mamba cache blocks (128). Each decode "
+                                  "sequence requires one Mamba cache block, so CUDA graph capture cannot proceed."],
+                          capture_output=True, text=True, cwd=ROOT)
+    lines = near.stdout.splitlines()
+    assert near.returncode == 0 and lines[0].startswith("Not a vLLM error: An exception whose message vLLM never writes")
+    assert "Near vLLM messages, worded otherwise:" in lines and "(partial: the message may have been reworded)" in near.stdout
 
 
 def test_a_malformed_foreign_file_names_the_item_and_what_to_fix(tmp_path):

@@ -147,7 +147,8 @@ def describe(matcher, matches: list, foreign: dict | None, releases: dict | None
     if foreign is not None and foreign.get("role") != "cause":
         lines += _foreign_lines(foreign, "Not a vLLM error")
         if matches:
-            lines.append("vLLM also logged:" if all(m.error.kind == "log" for m in matches) else "vLLM errors after it:")
+            lines.append("Near vLLM messages, worded otherwise:" if all(m.verdict != "exact" for m in matches)
+                         else "vLLM also logged:" if all(m.error.kind == "log" for m in matches) else "vLLM errors after it:")
     elif not matches:
         covered = revisions[-1] if len(revisions) == 1 else f"{revisions[0]} – {revisions[-1]}" if revisions else "the pin"
         return [f"No vLLM error of {covered} matches this text.",

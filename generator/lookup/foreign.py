@@ -280,7 +280,8 @@ def raising_frame(cleaned: str, last: tuple[int, str] | None) -> tuple[re.Match,
         pass
     if frame is None or frame.end() > last[0]:
         return None
-    between = cleaned[frame.end() : last[0]].strip("\n").split("\n")
+    # (the frame line may end in spaces, a terminal's width: "..., in get_kernel      ")
+    between = cleaned[frame.end() : last[0]].lstrip(" \t").strip("\n").split("\n")
     return None if len(between) > 3 else (frame, between[0])
 
 
@@ -394,7 +395,9 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_]
                         # "spec.x.name should not be set")
                         r"|[Ii]llegal|[Ii]nconsistent|already exists|not a multiple|[Mm]ust (?:be|not)|[Ss]hould not|[Mm]issing|[Uu]nknown|[Ii]ncorrect"
                         r"|[Ww]rong|[Ff]orbidden|[Nn]ot allowed|[Ee]xceeds?|[Tt]oo (?:long|large|many|big|small|short|few)|[Oo]verflow"
-                        r"|[Nn]ot enough|[Ii]nsufficient|not (?:a )?valid|[Uu]nrecogni[sz]ed|[Nn]o healthy upstream)(?![A-Za-z0-9_])|^[EFW][0-9]{4} [0-9]{2}:[0-9]{2}"
+                        r"|[Nn]ot enough|[Ii]nsufficient|not (?:a )?valid|[Uu]nrecogni[sz]ed|[Nn]o healthy upstream"
+                        # ("did not find expected '-' indicator", "X is only available for API, CLI and Web.")
+                        r"|[Dd]id not find|(?:is|are) only (?:available|supported) (?:for|on|in|with|when))(?![A-Za-z0-9_])|^[EFW][0-9]{4} [0-9]{2}:[0-9]{2}"
                         # ... PyTorch's C++ (c10) log header, month and day unpadded: "[W530 17:23:59.243033714 OperatorEntry.cpp:154] Warning: ..."
                         r"|^\[[EFW][0-9]{3,4} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)? [\w.-]+\.(?:cpp|cc|cu|h|hpp):[0-9]+\]"
                         # another program's logger warning in its own header ("[WARNING:swift] ...", or
@@ -408,7 +411,10 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_]
                         r"|\bWARNING +\[(?!vllm\.)(?![\w.]*\.py:)[A-Za-z_]\w*(?:\.\w+)+:\d+\]"
                         r"|^(?![^\n]*vllm[/\\])[^\n]*?:\d+:[ \t]+(?:[\w.]+\.)?[A-Z]\w*Warning:[ \t]"
                         # ... or the message of an error body that a client printed over lines ('"message": "...",')
-                        r'|^[ \t]*"message":[ \t]*"')
+                        r'|^[ \t]*"message":[ \t]*"'
+                        # ... or an error body of another server's own shape, with an HTTP status of failure
+                        # ('{"code": "invalid_param", "message": "...", "status": 400}'; vLLM's says "code": 400)
+                        r'|"status":[ \t]*[45][0-9]{2}(?![0-9])')
 LINE_WORDS = 3  # words of two letters or more on the line: "ERROR" alone reports nothing
 # A line with vLLM's own log header, at warning level or above, whose words no release of vLLM
 # logs (the catalog holds them all), when nothing else told the paste: a plugin or a fork that

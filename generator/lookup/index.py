@@ -166,6 +166,7 @@ def rules() -> dict:
             "issue_tag": _source(match.ISSUE_TAG),
             "new_sentence": _source(match.NEW_SENTENCE),
             "writes_its_message": _source(match.WRITES_ITS_MESSAGE),
+            "type_right_before": _source(match.TYPE_RIGHT_BEFORE),
             "value_opens_after": _source(match.VALUE_OPENS_AFTER),
             "reports_above": _source(match.REPORTS_ABOVE),
             "response_body": _source(match.RESPONSE_BODY),

@@ -366,6 +366,16 @@ def _inside_type_name(cleaned: str, start: int, end: int) -> bool:
     return EXCEPTION_LINE.match(line.strip()) is not None
 
 
+def _named_otherwise(cleaned: str, m: Match) -> bool:
+    """The paste names an exception type right before ``m``'s words that none of its problem's
+    errors, in any release, has."""
+    named = TYPE_RIGHT_BEFORE.search(cleaned[cleaned.rfind("\n", 0, m.start) + 1 : m.start])
+    if named is None:
+        return False
+    types = {e.exception.rsplit(".", 1)[-1].lower() for e in (m.error, m.current or m.error, *m.also)}
+    return named.group(1).lower() not in types
+
+
 def _raised_outside_vllm(cleaned: str, frames: list[tuple[str, str]], last: tuple[int, str] | None) -> tuple[int, int, int] | None:
     """(start, end, line end) of the last exception's message opening when the frame right
     above it, the traceback's innermost, is another package's code (``foreign_frame``'s packages),
@@ -410,6 +420,8 @@ def _cut_at_anothers_raise(cleaned: str, frames: list[tuple[str, str]]) -> tuple
 
 
 # A code line that raises or asserts with a message written there, a string literal
+# An exception's type right before a message, on its line ("NotImplementedError: ", "foo.BarError: ")
+TYPE_RIGHT_BEFORE = re.compile(r"(?:^|[^A-Za-z0-9_.])(?:[A-Za-z0-9_]+\.)*([A-Za-z0-9_]*(?:Error|Exception))[ \t]*:[ \t]*$")
 WRITES_ITS_MESSAGE = re.compile(r"""\s*(?:assert\b.*,|raise\s+[\w.]+\()\s*[rRfFbBuU]{0,2}["']""")
 
 
@@ -768,7 +780,12 @@ class Matcher:
         # are all that matched, the exception is told as if nothing had.
         warned_only = last is not None and bool(ranked) and all(
             not m.frame and m.error.kind == "log" and m.error.exception.upper() == "WARNING" and m.end <= last[0] for m in ranked)
-        quiet = not ranked or warned_only
+        # Near matches raised with a type no release of theirs raises them with ("NotImplementedError:
+        # Current platform does not support w4a4 nvfp4 quantization." beside vLLM's ValueError
+        # "... does not support NVFP4 quantization. Please use ..."): another program's copy of the
+        # words (SGLang's), told as if nothing had matched.
+        retyped = bool(ranked) and all(m.verdict != "exact" and not m.frame and _named_otherwise(cleaned, m) for m in ranked)
+        quiet = not ranked or warned_only or retyped
         foreign = not_vllm(cleaned, quiet, self.foreign) or (
             foreign_frame(frames) or foreign_exception_type(cleaned, last) or foreign_call(cleaned, last)
             or unmatched_exception(cleaned, last, self.own_types) or raise_vllm_never_wrote(cleaned, last, self._may_raise_in)
@@ -836,7 +853,8 @@ class Matcher:
         # line reports a failure, it is not what stopped vLLM.
         # Nor does vLLM's report that the root cause lies elsewhere ("Engine process failed to
         # start. See stack trace for the root cause."), though its raise is the traceback's last frame.
-        info["role"] = "cause" if any((m.error.kind != "log" or warned and m.start > line_end)
+        # Near matches of another type are listed, as near; the foreign error is the answer.
+        info["role"] = "cause" if not retyped and any((m.error.kind != "log" or warned and m.start > line_end)
                                       and not (REPORTS_ABOVE.search(m.error.template) and line_end <= m.start) for m in kept) else "answer"
         return kept[:top], info
 

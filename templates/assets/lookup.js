@@ -931,6 +931,7 @@
       vllmQualified: pyRegex(patterns.vllm_qualified),
       issueTag: pyRegex(patterns.issue_tag, "", "y"), // tried at the line's start, as Python's match()
       writesItsMessage: pyRegex(patterns.writes_its_message, "", "y"),
+      typeRightBefore: pyRegex(patterns.type_right_before),
       pydanticValueErrors: rules.pydantic_value_errors.slice(),
       valueOpensAfter: pyRegex(patterns.value_opens_after),
       reportsAbove: pyRegex(patterns.reports_above),
@@ -1508,13 +1509,22 @@
     }
 
     /** [start, end] of the last exception's message when the traceback's innermost frame, right above it, is another package's (match.py: _raised_outside_vllm). */
+    /** match.py _named_otherwise(): the paste names a type right before m's words that none of its problem's errors has. */
+    namedOtherwise(cleaned, m) {
+      const named = this.rules.typeRightBefore.exec(cleaned.slice(cleaned.lastIndexOf("\n", m.start - 1) + 1, m.start));
+      if (named === null) return false;
+      const types = new Set([m.error, m.current || m.error, ...(m.also || [])].map((e) => e.exception.split(".").pop().toLowerCase()));
+      return !types.has(named[1].toLowerCase());
+    }
+
     /** foreign.py raising_frame(): [the frame, its code line] right above the last exception. */
     raisingFrame(cleaned, last) {
       if (last === null) return null;
       let frame = null;
       for (const m of cleaned.matchAll(this.rules.frame)) frame = m;
       if (frame === null || frame.index + frame[0].length > last[0]) return null;
-      const between = cleaned.slice(frame.index + frame[0].length, last[0]).replace(/^\n+|\n+$/g, "").split("\n");
+      // (the frame line may end in spaces, a terminal's width)
+      const between = cleaned.slice(frame.index + frame[0].length, last[0]).replace(/^[ \t]+/, "").replace(/^\n+|\n+$/g, "").split("\n");
       return between.length > 3 ? null : [frame, between[0]];
     }
 
@@ -1888,7 +1898,10 @@
       // Warnings logged above the last exception did not stop vLLM: told as if nothing matched.
       const warnedOnly = last !== null && best.length > 0 && best.every(
         (m) => !m.frame && m.error.kind === "log" && m.error.exception.toUpperCase() === "WARNING" && m.end <= last[0]);
-      const quiet = !best.length || warnedOnly;
+      // match.py: near matches raised with a type no release of theirs raises them with are
+      // another program's copy of the words, told as if nothing had matched
+      const retyped = best.length > 0 && best.every((m) => m.verdict !== "exact" && !m.frame && this.namedOtherwise(cleaned, m));
+      const quiet = !best.length || warnedOnly || retyped;
       let foreign = this.notVllm(cleaned, quiet) || (quiet ? this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last) || this.unmatchedException(cleaned, last)
         || this.raiseVllmNeverWrote(cleaned, last) : null);
       // match.py: vLLM only reported a failure whose root cause lies above: an exception above
@@ -1933,7 +1946,8 @@
             (m.error.kind !== "log" || (warned && ["ERROR", "CRITICAL"].includes(m.error.exception.toUpperCase())))),
       );
       // ... nor vLLM's report that the root cause lies elsewhere, though its raise is the last frame (match.py)
-      info.role = kept.some((m) => (m.error.kind !== "log" || (warned && m.start > lineEnd))
+      // near matches of another type are listed, as near; the foreign error is the answer (match.py)
+      info.role = !retyped && kept.some((m) => (m.error.kind !== "log" || (warned && m.start > lineEnd))
         && !(rules.reportsAbove.test(m.error.template) && lineEnd <= m.start)) ? "cause" : "answer";
       return { matches: kept.slice(0, top).map((m) => m.toJSON()), not_vllm: info, releases: this.releasesOf(cleaned, frames, kept.slice(0, top)) };
     }
@@ -3151,7 +3165,8 @@
     const foreign = found.not_vllm;
     if (foreign && foreign.role !== "cause") {
       nodes.push(renderForeign(foreign, "Not a vLLM error"));
-      if (found.matches.length) nodes.push(element("p", "errorkb-message", "vLLM also reported:"));
+      if (found.matches.length) nodes.push(element("p", "errorkb-message",
+        found.matches.every((m) => m.verdict !== "exact") ? "Near vLLM messages, worded otherwise:" : "vLLM also reported:"));
     } else if (!found.matches.length) {
       const none = element("p", "errorkb-message errorkb-none", "No vLLM error matches this text. ");
       none.appendChild(searchLink(text || ""));
