@@ -619,6 +619,13 @@ def test_a_near_match_raised_with_a_type_its_problem_never_had_is_another_progra
     assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "exact"
 
 
+def test_a_few_words_of_vllms_with_their_capital_written_small_are_someone_elses():
+    m = tiny_matcher(("ERROR", "Failed to load {filename}", "log"))
+    assert top(m, "llama.cpp terminated unexpectedly: llama.cpp failed: failed to load model") is None
+    assert top(m, "failed to load model") is None
+    assert top(m, "ERROR 05-01 10:00:00 [adapters.py:113] Failed to load modules.json") == "e0"
+
+
 def test_lines_that_say_what_is_wrong_in_other_words_are_another_programs_when_nothing_matched():
     m = tiny_matcher(("ValueError", "n exceeds the limit"))
     for line in ("vllmserver：did not find expected '-' indicator",

@@ -1284,6 +1284,9 @@ class Matcher:
         if (first == 0 and not exception_beside and _capital_lowered(cleaned, origin[begin], self.errors[entry.error].template)
                 and _mid_sentence(cleaned, origin[begin])):
             return None  # its capital word written small after another's words: "Previous response with id 'x' not found." is not "Response with id '{id}' not found."
+        if (entry.literal < MIN_MATCHED and first == 0 and not exception_beside
+                and _capital_lowered(cleaned, origin[begin], self.errors[entry.error].template)):
+            return None  # a few words of vLLM's, its capital written small: "llama.cpp failed: failed to load model" is not "Failed to load {filename}"
         if (entry.literal < MIN_MATCHED and not truncated and owners[-1] == len(entry.holes)
                 and _word_goes_on(cleaned, origin[end - 1] + 1, self.errors[entry.error].template)):
             return None  # a few words whose last the paste makes longer: "unexpected error" is not in "unexpected errors"
@@ -1426,7 +1429,7 @@ class Matcher:
 
 # vLLM's words for a failure it reports, whose root cause lies above in the paste (also V0's
 # "Worker X pid N died, exit code: -15": the worker printed its failure before it died)
-REPORTS_ABOVE = re.compile(r"See root cause above|See stack trace for the root cause|died, exit code")
+REPORTS_ABOVE = re.compile(r"See root cause above|See stack trace for the root cause|See stack trace above for root cause|died, exit code")
 
 
 # vLLM's log header of an error log: the file and line of the logging call

@@ -2264,6 +2264,9 @@
       // match.py: its capital word written small after another's words ("Previous response with id ...")
       if (first === 0 && !exceptionBeside && capitalLowered(cleaned, origin.get(begin), this.errors[entry.error].template)
           && midSentence(cleaned, origin.get(begin))) return null;
+      // match.py: a few words of vLLM's, its capital written small ("failed to load model" is not "Failed to load {filename}")
+      if (entry.literal < rules.minMatched && first === 0 && !exceptionBeside
+          && capitalLowered(cleaned, origin.get(begin), this.errors[entry.error].template)) return null;
       // match.py: a few words whose last the paste makes longer ("unexpected error" is not in "unexpected errors")
       if (entry.literal < rules.minMatched && !truncated && owners[owners.length - 1] === entry.holes.length &&
           wordGoesOn(cleaned, origin.get(end - 1) + 1, this.errors[entry.error].template)) return null;
