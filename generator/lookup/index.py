@@ -23,6 +23,7 @@ from generator.text import CUT_TRAILING, ELLIPSIS, error_path, error_url, foreig
 # 4: forms no longer repeat the main template; the releases each file is in.
 # 7: entries by slug (an entry of several ids once), kinds as row numbers, curated titles only
 #    where no entry gives them: the browser's index stays under 1 MB gzipped.
+# 10: the errors as one list per field (ERROR_COLUMNS), not one row per error: 8 % smaller gzipped.
 INDEX_SCHEMA_VERSION = 10
 
 
@@ -260,7 +261,7 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
         # versions: a bitmask over `revisions`; a site's path: its number in `paths` (sorted), so
         # the browser's index stays under 1 MB gzipped (error_rows() reads them back). One column
         # per field, not one row per error: gzip then meets ids beside ids and templates beside
-        # templates (10 % smaller than rows). `table_rows()` gives the rows back.
+        # templates (994 KB → 912 KB gzipped). `table_rows()` gives the rows back.
         "errors": {
             "id": [merged[i]["id"] for i in ids],
             "exception": [merged[i]["exception"] for i in ids],

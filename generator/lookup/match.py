@@ -419,9 +419,9 @@ def _cut_at_anothers_raise(cleaned: str, frames: list[tuple[str, str]]) -> tuple
     return start, start + written.end(), start + len(lines[0])
 
 
-# A code line that raises or asserts with a message written there, a string literal
 # An exception's type right before a message, on its line ("NotImplementedError: ", "foo.BarError: ")
 TYPE_RIGHT_BEFORE = re.compile(r"(?:^|[^A-Za-z0-9_.])(?:[A-Za-z0-9_]+\.)*([A-Za-z0-9_]*(?:Error|Exception))[ \t]*:[ \t]*$")
+# A code line that raises or asserts with a message written there, a string literal
 WRITES_ITS_MESSAGE = re.compile(r"""\s*(?:assert\b.*,|raise\s+[\w.]+\()\s*[rRfFbBuU]{0,2}["']""")
 
 

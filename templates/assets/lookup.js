@@ -1508,7 +1508,6 @@
       return this.rules.exceptionLine.test(pyStrip(line));
     }
 
-    /** [start, end] of the last exception's message when the traceback's innermost frame, right above it, is another package's (match.py: _raised_outside_vllm). */
     /** match.py _named_otherwise(): the paste names a type right before m's words that none of its problem's errors has. */
     namedOtherwise(cleaned, m) {
       const named = this.rules.typeRightBefore.exec(cleaned.slice(cleaned.lastIndexOf("\n", m.start - 1) + 1, m.start));
@@ -1528,6 +1527,7 @@
       return between.length > 3 ? null : [frame, between[0]];
     }
 
+    /** [start, end] of the last exception's message when the traceback's innermost frame, right above it, is another package's (match.py: _raised_outside_vllm). */
     raisedOutsideVllm(cleaned, frames, last) {
       if (last === null) return this.cutAtAnothersRaise(cleaned, frames);
       const raising = frames.length ? this.raisingFrame(cleaned, last) : null;
