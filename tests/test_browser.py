@@ -323,6 +323,10 @@ EDGE_PASTES = {
         "(EngineCore pid=53257) WARNING 03-31 17:59:51 [scheduler.py:173] Using custom scheduler class "
         "vllm.v1.core.sched.scheduler.Scheduler. This scheduler interface is not public and compatibility may not be maintained."
     ),
+    # fixes.py: the paste's number goes into the fix command, a value with more than a number in it does not
+    "a fix command filled from a sentence's number": "ValueError: To serve at least one request with the model's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.34 GiB). Based on the available memory, the estimated maximum model length is 76496. Try increasing `gpu_memory_utilization`",
+    "a fix command not filled with a shell line": "ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (1; rm -rf ~). Each decode sequence requires one Mamba cache block",
+    "a fix command filled twice from one value": "ValueError: max_num_batched_tokens (64) must be greater than or equal to max_num_seqs (128).",
 }
 
 # Strings whose cleaning differs easily between Python and a naive port.
@@ -562,6 +566,16 @@ def test_edge_pastes_as_python(lookup_page, site_matcher):
         if comparable(js) != comparable(py):
             differ[name] = {"js": comparable(js), "python": comparable(py)}
     assert not differ, json.dumps(differ, indent=1, ensure_ascii=False)[:6000]
+
+
+def test_the_browser_fills_a_fix_command_with_the_paste_s_numbers(lookup_page):
+    """lookup.js, as fixes.fix_with_values: a number, or the number a sentence ends with, goes in; a shell line does not."""
+    names = ["a fix command filled from a sentence's number", "a fix command not filled with a shell line",
+             "a fix command filled twice from one value"]
+    sentence, shell, twice = (found["matches"][0]["entry"]["fix"] for found in js_lookup(lookup_page, [EDGE_PASTES[n] for n in names], 1))
+    assert sentence["command"].endswith(" --max-model-len 76496") and sentence["from_paste"] == {"max_model_len": "76496"}, sentence
+    assert "from_paste" not in shell and shell["command"].endswith(" --max-num-seqs 256"), shell
+    assert twice["command"].endswith(" --max-num-batched-tokens 64 --max-num-seqs 64"), twice
 
 
 def test_a_forks_raise_is_told_in_the_browser(lookup_page):
@@ -834,7 +848,10 @@ def test_ui_shows_the_match(browser, site_url):
     assert filled.startswith("max_num_seqs (") and all(f"({value})" in filled for value in vector["values"].values())
     assert blocks[0].find_element(By.CSS_SELECTOR, ".errorkb-summary").text  # the curated summary
     assert blocks[0].find_element(By.CSS_SELECTOR, ".errorkb-fix").text.startswith("Fix: ")
-    assert blocks[0].find_element(By.CSS_SELECTOR, ".errorkb-command code").text.startswith("vllm serve ")
+    command = blocks[0].find_element(By.CSS_SELECTOR, ".errorkb-command code").text
+    # the paste's block count, not the entry's example value, and a line that says so
+    assert command.startswith("vllm serve ") and command.endswith(" --max-num-seqs 128"), command
+    assert "(max_num_seqs=128 from your paste; the rest is the entry's example)" in first
     assert "exact" in first and ".py:" in first  # the verdict; the first site, path:line
 
 

@@ -445,3 +445,30 @@ def test_an_entry_explains_at_most_64_ids(tmp_path):
     write(tmp_path, "many.yaml", entry_text(ids=ids))
     problems = [str(p) for p in load_entries(tmp_path, tmp_path)[1]]
     assert problems == ["many.yaml:2:6: `ids` has 65 items: keep it to 64"]
+
+
+def test_a_fill_names_settings_its_commands_set_and_placeholders_its_messages_have(tmp_path):
+    extra = """\
+    commands:
+      vllm: vllm serve m --max-num-seqs 256
+    fill: {max_num_seqs: num_blocks, gpu_memory_utilization: [free_memory]}
+"""
+    write(tmp_path / "errors", "f.yaml", entry_text(ids=f"[{MAMBA_ID}]", extra=extra))
+    assert [str(p) for p in problems_in(tmp_path / "errors", tmp_path)] == [
+        "errors/f.yaml:10:62: fill names gpu_memory_utilization, which no command of this solution sets with a value: "
+        "write --gpu-memory-utilization N or gpu_memory_utilization=N in its commands, or take it out of fill",
+        "errors/f.yaml:10:62: fill takes gpu_memory_utilization from {free_memory}, which no message of this entry has at "
+        "the pin (its placeholders: max_num_reqs, num_blocks)",
+    ]
+
+
+def test_a_fill_of_the_wrong_shape_is_a_schema_problem(tmp_path):
+    extra = """\
+    commands:
+      vllm: vllm serve m --max-num-seqs 256
+    fill: {Max-Num-Seqs: num_blocks, max_num_seqs: 3}
+"""
+    write(tmp_path / "errors", "f.yaml", entry_text(ids=f"[{MAMBA_ID}]", extra=extra))
+    found = [str(p) for p in problems_in(tmp_path / "errors", tmp_path)]
+    assert "errors/f.yaml:10:11: `solutions[0].fill` 'Max-Num-Seqs' does not match ^[a-z][a-z0-9_]*$" in found
+    assert "errors/f.yaml:10:52: `solutions[0].fill.max_num_seqs`: 3 is not valid under any of the given schemas" in found

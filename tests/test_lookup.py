@@ -1983,7 +1983,9 @@ def test_lookup_command_text_and_its_stored_matcher(tmp_path, corpus_bundle, ses
     lines = first.stdout.splitlines()
     assert lines[0] == "1. Fewer Mamba cache blocks than max_num_seqs, so full CUDA graphs cannot be captured"
     assert any(line.strip().startswith("Fix: Lower max_num_seqs") for line in lines)
-    assert any(line.strip().startswith("$ vllm serve ") for line in lines)
+    # the entry's example value (256) gives way to the paste's block count
+    assert any(line.strip().startswith("$ vllm serve ") and line.endswith(" --max-num-seqs 128") for line in lines), lines
+    assert "     (max_num_seqs=128 from your paste; the rest is the entry's example)" in lines
     assert any("max_num_seqs (256) exceeds available Mamba cache blocks (128)" in line for line in lines)
     assert any(line.strip().startswith("score 1.00 · exact · id c8f7b9d6b5fb8793") for line in lines)
     stored = list(session_cache.glob("lookup-matcher-*.marshal"))

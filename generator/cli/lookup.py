@@ -171,6 +171,8 @@ def describe(matcher, matches: list, foreign: dict | None, releases: dict | None
                 lines.append(f"   Fix: {entry['fix']['title']}")
                 if entry["fix"].get("command"):
                     lines.append(f"     $ {entry['fix']['command']}")
+                if entry["fix"].get("from_paste"):
+                    lines.append(f"     ({_from_paste(entry['fix']['from_paste'])} from your paste; the rest is the entry's example)")
         if data["message"]:
             lines.append(f"   {shorten(data['message'], 300)}")
         ranges = ", ".join(version_ranges(current["versions"], revisions)) if revisions else ""
@@ -188,6 +190,11 @@ def describe(matcher, matches: list, foreign: dict | None, releases: dict | None
     if foreign is not None and foreign.get("role") == "cause":
         lines += _foreign_lines(foreign, "Its cause, not vLLM's")
     return lines
+
+
+def _from_paste(settings: dict[str, str]) -> str:
+    """``{"max_num_seqs": "128"}`` → ``max_num_seqs=128``: the settings a fix took from the paste."""
+    return ", ".join(f"{setting}={value}" for setting, value in settings.items())
 
 
 def _says_which(releases: dict | None, revisions: list[str]) -> bool:

@@ -7,6 +7,7 @@ line and column of the value to fix.
 - the file name (the entry's slug, in URLs and paths of the site) is ``^[a-z0-9][a-z0-9-]*$``;
 - every id is raised at the pin, and belongs to one entry only;
 - every flag of a ``vllm serve`` command exists at the pin;
+- a solution's ``fill`` names settings its commands set, and placeholders its errors' messages have;
 - every link between pages is ``../<id>/`` with an id raised at the pin;
 - no ``TODO`` placeholder (as ``errorkb new`` writes them) is left.
 """
@@ -19,9 +20,12 @@ import re
 from typing import Collection
 from dataclasses import dataclass
 
-from generator.text import shorten
 from generator.entries.load import ErrorEntry, iter_strings, iter_texts
 from generator.entries.problems import Problem, key_label
+from generator.lookup.fixes import fill_names, setting_pattern
+from generator.lookup.match import hole_name
+from generator.scan.ids import split_template
+from generator.text import shorten
 
 ID = re.compile(r"^[0-9a-f]{16}$")
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")  # the whole file name without .yaml (fullmatch)
@@ -208,6 +212,30 @@ def _flag_problems(entry: ErrorEntry, flags: set[str], revision: str) -> list[Pr
     return problems
 
 
+# --- values a fix takes from the message -----------------------------------------------------------
+
+
+def _fill_problems(entry: ErrorEntry, templates: dict[str, str]) -> list[Problem]:
+    """A solution's ``fill`` names settings its commands set and placeholders its messages have."""
+    problems = []
+    holes = sorted({hole_name(h) for i in entry.ids for h in split_template(templates.get(i, ""))[1]})
+    for index, solution in enumerate(entry.solutions):
+        commands = solution.get("commands")
+        texts = [c for c in commands.values() if isinstance(c, str)] if isinstance(commands, dict) else []
+        for setting, placeholders in fill_names(solution.get("fill")).items():
+            key = ("solutions", index, "fill", setting)
+            if not any(setting_pattern(setting).search(text) for text in texts):
+                dashed = "--" + setting.replace("_", "-")
+                problems.append(entry.problem(key, f"fill names {setting}, which no command of this solution sets with a value: "
+                                                   f"write {dashed} N or {setting}=N in its commands, or take it out of fill"))
+            for placeholder in placeholders:
+                if placeholder not in holes:
+                    have = ", ".join(holes) if holes else "none"
+                    problems.append(entry.problem(key, f"fill takes {setting} from {{{placeholder}}}, which no message of this "
+                                                       f"entry has at the pin (its placeholders: {have})"))
+    return problems
+
+
 # --- links --------------------------------------------------------------------------------------------
 
 _LINK = re.compile(r"\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
@@ -345,6 +373,7 @@ def check_entries(entries: list[ErrorEntry], catalog_errors: list[dict], flags: 
     for entry in entries:
         problems.extend(_slug_problems(entry))
         problems.extend(_flag_problems(entry, flags, revision))
+        problems.extend(_fill_problems(entry, templates))
         problems.extend(_link_problems(entry, set(templates), revision))
         problems.extend(_todo_problems(entry))
         problems.extend(_reproduce_problems(entry, flags, revision, models))

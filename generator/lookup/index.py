@@ -408,7 +408,10 @@ HOLE_TEXT = match.HOLE
 
 def entries_for_index(entries) -> dict[str, dict]:
     """By error id, what a result shows of its curated entry: slug, title, summary and the
-    first solution with its first command (vLLM's own when it has one)."""
+    first solution with its first command (vLLM's own when it has one), and which of the
+    command's settings the message gives (``fill``)."""
+    from generator.lookup.fixes import fill_names
+
     found: dict[str, dict] = {}
     for entry in entries:
         fix = None
@@ -417,6 +420,9 @@ def entries_for_index(entries) -> dict[str, dict]:
             commands = first.get("commands") or {}
             command = commands.get("vllm") or next(iter(commands.values()), "") if isinstance(commands, dict) else ""
             fix = {"title": " ".join(str(first.get("title", "")).split()), "command": str(command or "").strip()}
+            fill = fill_names(first.get("fill"))
+            if fill:
+                fix["fill"] = fill
         for id_ in entry.ids:
             found[id_] = {"slug": entry.slug, "title": " ".join(entry.title.split()),
                           "summary": " ".join(entry.summary.split()), "fix": fix}

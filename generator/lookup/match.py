@@ -40,6 +40,7 @@ from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME,
                                       raise_vllm_never_wrote, raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID,
                                       UNMATCHED_LINE_ID, LINE_WORDS, MESSAGE_WORD, VLLM_LOG_LINE_REASON, VLLM_LOG_LINE_SOURCE, innermost_frame,
                                       PROCESS_LINE_REASON, PROCESS_LINE_SOURCE)
+from generator.lookup.fixes import fix_with_values
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
 
@@ -103,7 +104,7 @@ VERSION_STRING = re.compile(r"vLLM API server version (\d+\.\d+\.\d+)|LLM engine
 # --- templates ---------------------------------------------------------------------------
 
 
-def _hole_name(source: str) -> str:
+def hole_name(source: str) -> str:
     """``x!r:>10`` → ``x``: the expression without conversion and spec."""
     depth = 0
     for i, c in unquoted(source):
@@ -265,7 +266,7 @@ class Match:
             "current": {"id": current.id, "url": current.url, "versions": current.versions,
                         "sites": [{"path": s["path"], "line": s["line"]} for s in current.sites]},
             "also": [{"id": a.id, "versions": a.versions} for a in self.also],
-            "entry": current.entry,
+            "entry": current.entry and {**current.entry, "fix": fix_with_values(current.entry.get("fix"), self.values)},
         }
 
 
@@ -277,7 +278,7 @@ def fill(template: str, values: dict[str, str]) -> str:
     segments, holes = split_template(template)
     out = [segments[0]]
     for hole, segment in zip(holes, segments[1:]):
-        value = values.get(_hole_name(hole))
+        value = values.get(hole_name(hole))
         out.append(value if value else ELLIPSIS)
         out.append(segment)
     return "".join(out)
@@ -660,7 +661,7 @@ class Matcher:
         if literal == 0:
             return
         number = len(self.entries)
-        entry = Entry(error, chunks, owners, [_hole_name(h) for h in holes], literal, exception.lower(), form=form)
+        entry = Entry(error, chunks, owners, [hole_name(h) for h in holes], literal, exception.lower(), form=form)
         self.entries.append(entry)
         grams = list(dict.fromkeys(g for c in chunks for g in _grams(c)))  # in the message's order
         if not grams:

@@ -1100,7 +1100,7 @@
           sites: current.sites.map((s) => ({ path: s.path, line: s.line })),
         },
         also: this.also.map((a) => ({ id: a.id, versions: a.versions.slice() })),
-        entry: current.entry,
+        entry: current.entry && Object.assign({}, current.entry, { fix: fixWithValues(current.entry.fix, this.values) }),
       };
     }
   }
@@ -2873,6 +2873,57 @@
     return fromSlots(out);
   }
 
+  // fixes.py: a curated fix command with the paste's own numbers in it, and only numbers
+  const FIX_NUMBER = /^[0-9]+(?:\.[0-9]+)?$/;
+  const FIX_SENTENCE_NUMBER = /^[A-Za-z][A-Za-z ,]* ([0-9]+(?:\.[0-9]+)?)\.?$/;
+
+  /** fixes.py fill_names(): an entry's fill as [setting, placeholders] pairs. */
+  function fillNames(fill) {
+    if (!fill || typeof fill !== "object" || Array.isArray(fill)) return [];
+    return Object.keys(fill).map((setting) => {
+      const names = fill[setting];
+      return [setting, typeof names === "string" ? [names] : Array.isArray(names) ? names.map(String) : []];
+    });
+  }
+
+  /** fixes.py paste_number(): the number the paste gives for the first placeholder it fills. */
+  function pasteNumber(placeholders, values) {
+    for (const name of placeholders) {
+      const value = pyStrip(values.has(name) ? values.get(name) || "" : "");
+      if (FIX_NUMBER.test(value)) return value;
+      const sentence = FIX_SENTENCE_NUMBER.exec(value);
+      if (sentence) return sentence[1];
+    }
+    return null;
+  }
+
+  /** fixes.py setting_pattern(): where a command sets the setting, by flag or keyword. */
+  function settingPattern(setting) {
+    const escaped = setting.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return new RegExp("(--" + escaped.replace(/_/g, "[-_]") + "[ =]|(?<![A-Za-z0-9_])" + escaped + "=)([^\\s,()'\"]+)", "g");
+  }
+
+  /** fixes.py fix_with_values(): {title, command}, and the paste's numbers in the command where it gives them. */
+  function fixWithValues(fix, values) {
+    if (!fix) return fix;
+    const shown = { title: fix.title || "", command: fix.command || "" };
+    const found = {};
+    let command = shown.command;
+    for (const [setting, placeholders] of fillNames(fix.fill)) {
+      const number = pasteNumber(placeholders, values);
+      if (number !== null && shown.command.search(settingPattern(setting)) >= 0) {
+        Object.defineProperty(found, setting, { value: number, enumerable: true, writable: true, configurable: true });
+      }
+    }
+    for (const setting of Object.keys(found)) command = command.replace(settingPattern(setting), (whole, flag) => flag + found[setting]);
+    if (command !== shown.command) {
+      shown.example = shown.command;
+      shown.command = command;
+      shown.from_paste = found;
+    }
+    return shown;
+  }
+
   function atLineEnd(text, position) {
     const end = text.indexOf("\n", position);
     return !pyStripChars(text.slice(position, end === -1 ? text.length : end), " \t.,;:");
@@ -3094,6 +3145,10 @@
           const pre = element("pre", "errorkb-command");
           pre.appendChild(element("code", null, entry.fix.command));
           block.appendChild(pre);
+        }
+        if (entry.fix.from_paste) {
+          const taken = Object.keys(entry.fix.from_paste).map((setting) => setting + "=" + entry.fix.from_paste[setting]).join(", ");
+          block.appendChild(element("p", "errorkb-meta", "(" + taken + " from your paste; the rest is the entry's example)"));
         }
       }
     }
