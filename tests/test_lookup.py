@@ -1334,6 +1334,19 @@ def test_a_report_of_a_failure_does_not_come_before_the_error_it_reports():
     assert [x.error.id for x in m.lookup(log.replace("RuntimeError: ", ""))[0]] == ["e1", "e0"]
 
 
+def test_engine_core_failed_to_start_as_the_last_words_reports_the_failure_above_it():
+    """The engine logs "EngineCore failed to start." with its traceback below; a paste that ends
+    there shows what stopped the start above it (verl's log of a worker's bare assert)."""
+    m = tiny_matcher(("ERROR", "EngineCore failed to start.", "log"))
+    log = ("(Worker pid=3959376) ERROR 06-06 16:17:09 [multiproc_executor.py:671]     assert token_lora_mapping.size(0) == M\n"
+           "(Worker pid=3959376) ERROR 06-06 16:17:09 [multiproc_executor.py:671] AssertionError\n"
+           "(EngineCore_DP0 pid=3958190) ERROR 06-06 16:17:09 [core.py:708] EngineCore failed to start.")
+    matches, foreign = m.lookup(log)
+    assert matches == [] and foreign["id"] == "python-error-in-code" and foreign["role"] == "answer", (matches, foreign)
+    # alone, it is the answer: the failure it reports is not in the paste
+    assert top(m, log.splitlines()[-1]) == "e0"
+
+
 def test_a_report_of_a_failure_does_not_come_before_a_raise_with_no_message_under_its_frame():
     from generator.lookup.match import LookupError_, Matcher
 

@@ -1429,8 +1429,10 @@ class Matcher:
 
 
 # vLLM's words for a failure it reports, whose root cause lies above in the paste (also V0's
-# "Worker X pid N died, exit code: -15": the worker printed its failure before it died)
-REPORTS_ABOVE = re.compile(r"See root cause above|See stack trace for the root cause|See stack trace above for root cause|died, exit code")
+# "Worker X pid N died, exit code: -15": the worker printed its failure before it died; and
+# "EngineCore failed to start." as a paste's last words: the engine logs it with the traceback
+# below it, so what stands above it is a worker's failure that stopped the start)
+REPORTS_ABOVE = re.compile(r"EngineCore failed to start\.$|See root cause above|See stack trace for the root cause|See stack trace above for root cause|died, exit code")
 
 
 # vLLM's log header of an error log: the file and line of the logging call
