@@ -326,6 +326,8 @@ EDGE_PASTES = {
     # fixes.py: the paste's number goes into the fix command, a value with more than a number in it does not
     "a fix command filled from a sentence's number": "ValueError: To serve at least one request with the model's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.34 GiB). Based on the available memory, the estimated maximum model length is 76496. Try increasing `gpu_memory_utilization`",
     "a fix command not filled with a shell line": "ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (1; rm -rf ~). Each decode sequence requires one Mamba cache block",
+    # match.py _typed_words_before: a label's value after another exception's words (LiteLLM's)
+    "another exception's words before a label": "litellm.BadRequestError: Invalid value for 'function.description': expected a string, got null",
     "a fix command filled twice from one value": "ValueError: max_num_batched_tokens (64) must be greater than or equal to max_num_seqs (128).",
 }
 

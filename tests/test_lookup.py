@@ -1730,6 +1730,13 @@ def test_a_value_opening_a_short_message_follows_its_type():
     assert top(m, "ValueError: 576 is not divisible by 128") == "e0"  # (vLLM's words, another type: still they)
 
 
+def test_a_label_opening_a_short_message_follows_its_type():
+    """... and so does a label before a colon: LiteLLM's words before the value are its message."""
+    m = tiny_matcher(("ValueError", "{name}: expected {typ}, got {val}"))
+    assert top(m, "litellm.BadRequestError: Invalid value for 'function.description': expected a string, got null") is None
+    assert top(m, "ValueError: 'function.description': expected a string, got null") == "e0"
+
+
 def test_a_message_after_another_programs_label_in_an_exception_is_not_vllms():
     m = tiny_matcher(("ValueError", "Unknown quantization method: {q}. Must be one of {supported}."))
     assert top(m, "[BUG] ValueError: QuantizeConfig: Unknown quantization method: `fp8`.") is None

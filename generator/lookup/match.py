@@ -1277,9 +1277,12 @@ class Matcher:
         if (entry.literal < MIN_MATCHED and first == 0 and entry.segment_of[0] > 0 and _ascii_alnum(entry.chunks[0][0])
                 and _labelled_value(cleaned, origin[begin])):
             return None  # a few words after a value that another's words name: "rollout world_size: 1 is not divisible by infer_tp: 2" is no "{numerator} is not divisible by {denominator}"
-        if (entry.literal < MIN_MATCHED and first == 0 and entry.segment_of[0] > 0 and _ascii_alnum(entry.chunks[0][0])
+        if (entry.literal < MIN_MATCHED and first == 0 and entry.segment_of[0] > 0 and (_ascii_alnum(entry.chunks[0][0]) or entry.chunks[0][0] == ":")
                 and _typed_words_before(cleaned, origin[begin], entry.exception)):
-            return None  # ... or that another exception's words open: "ValueError: Tensor height 576 is not divisible by block_height 128" is no AssertionError "{numerator} is not divisible by {denominator}"
+            # ... or that another exception's words open: "ValueError: Tensor height 576 is not divisible by block_height 128" is
+            # no AssertionError "{numerator} is not divisible by {denominator}", "litellm.BadRequestError: Invalid value for
+            # 'function.description': expected a string, got null" no ValueError "{name}: expected {x}, got {y}"
+            return None
         if first == 0 and not owners[0] and _labelled_in_exception(cleaned, origin[begin]):
             return None  # its words after an exception's type and another's name: "ValueError: QuantizeConfig: Unknown quantization method: `fp8`." is GPTQModel's
         if (first == 0 and not exception_beside and _capital_lowered(cleaned, origin[begin], self.errors[entry.error].template)

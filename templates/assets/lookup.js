@@ -2256,8 +2256,9 @@
       // match.py: a few words after a value that another's words name ("rollout world_size: 1 is not divisible by ...")
       if (entry.literal < rules.minMatched && first === 0 && owners[0] > 0 && /[A-Za-z0-9]/.test(entry.chunks[0][0])
           && labelledValue(cleaned, origin.get(begin), rules)) return null;
-      // match.py: ... or that another exception's words open ("ValueError: Tensor height 576 is not divisible by ...")
-      if (entry.literal < rules.minMatched && first === 0 && owners[0] > 0 && /[A-Za-z0-9]/.test(entry.chunks[0][0])
+      // match.py: ... or that another exception's words open ("ValueError: Tensor height 576 is not divisible by ...",
+      // "litellm.BadRequestError: Invalid value for 'x': expected a string, got null")
+      if (entry.literal < rules.minMatched && first === 0 && owners[0] > 0 && /[A-Za-z0-9:]/.test(entry.chunks[0][0])
           && typedWordsBefore(cleaned, origin.get(begin), entry.exception, rules)) return null;
       // match.py: its words after an exception's type and another's name ("ValueError: QuantizeConfig: Unknown ...")
       if (first === 0 && !owners[0] && labelledInException(cleaned, origin.get(begin), rules)) return null;
