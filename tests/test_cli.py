@@ -193,3 +193,12 @@ def test_drift_weights_the_coverage_by_the_projects_reports_by_default(tmp_path)
     (project / "errors" / "reports.yaml").write_text("reports: 3\n")
     line = one_line_error(errorkb("drift", "v1", "v2", cache=tmp_path / "c", cwd=project))
     assert "reports.yaml:1:1" in line and "--weights" in line
+
+
+def test_a_fix_of_several_lines_prints_a_prompt_per_command():
+    from generator.cli.lookup import _command_lines
+
+    two = "vllm serve m --block-size 32\nvllm serve m --block-size 32 --port 8200"
+    assert _command_lines(two) == ["     $ vllm serve m --block-size 32", "     $ vllm serve m --block-size 32 --port 8200"]
+    continued = "vllm serve m \\\n    --compilation-config '{\"mode\": 3}'"
+    assert _command_lines(continued) == ["     $ vllm serve m \\", "       --compilation-config '{\"mode\": 3}'"]

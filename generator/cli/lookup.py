@@ -170,7 +170,7 @@ def describe(matcher, matches: list, foreign: dict | None, releases: dict | None
             if entry.get("fix"):
                 lines.append(f"   Fix: {entry['fix']['title']}")
                 if entry["fix"].get("command"):
-                    lines.append(f"     $ {entry['fix']['command']}")
+                    lines += _command_lines(entry["fix"]["command"])
                 if entry["fix"].get("from_paste"):
                     lines.append(f"     ({_from_paste(entry['fix']['from_paste'])} from your paste; the rest is the entry's example)")
         if data["message"]:
@@ -189,6 +189,16 @@ def describe(matcher, matches: list, foreign: dict | None, releases: dict | None
         lines.append(f"   {current['url']}")
     if foreign is not None and foreign.get("role") == "cause":
         lines += _foreign_lines(foreign, "Its cause, not vLLM's")
+    return lines
+
+
+def _command_lines(command: str) -> list[str]:
+    """A fix's command as terminal lines: a prompt before each command, a line that continues
+    the one before it (after a backslash) indented under it."""
+    lines, continued = [], False
+    for line in command.splitlines():
+        lines.append(("       " if continued else "     $ ") + line.strip())
+        continued = line.rstrip().endswith("\\")
     return lines
 
 
