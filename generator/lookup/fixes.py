@@ -4,7 +4,7 @@ An entry's solution may say which of its settings the message gives the value of
 (``fill: {max_num_seqs: [kv_cache_config.num_blocks]}``): a lookup that read
 ``max_num_seqs (256) exceeds available Mamba cache blocks (128)`` then shows
 ``--max-num-seqs 128`` instead of the entry's example value. ``lookup.js`` does the same
-(``fillFix``), and the browser tests compare the two.
+(``fixWithValues``), and the browser tests compare the two.
 """
 
 from __future__ import annotations

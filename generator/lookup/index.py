@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from generator.lookup import clean, foreign, match
+from generator.lookup.fixes import fill_names
 from generator.lookup.match import LookupError_, Matcher, error_title
 from generator.scan.ids import normalize_template
 from generator.text import CUT_TRAILING, ELLIPSIS, error_path, error_url, foreign_path
@@ -410,8 +411,6 @@ def entries_for_index(entries) -> dict[str, dict]:
     """By error id, what a result shows of its curated entry: slug, title, summary and the
     first solution with its first command (vLLM's own when it has one), and which of the
     command's settings the message gives (``fill``)."""
-    from generator.lookup.fixes import fill_names
-
     found: dict[str, dict] = {}
     for entry in entries:
         fix = None
