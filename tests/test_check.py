@@ -471,4 +471,4 @@ def test_a_fill_of_the_wrong_shape_is_a_schema_problem(tmp_path):
     write(tmp_path / "errors", "f.yaml", entry_text(ids=f"[{MAMBA_ID}]", extra=extra))
     found = [str(p) for p in problems_in(tmp_path / "errors", tmp_path)]
     assert "errors/f.yaml:10:11: `solutions[0].fill` 'Max-Num-Seqs' does not match ^[a-z][a-z0-9_]*$" in found
-    assert "errors/f.yaml:10:52: `solutions[0].fill.max_num_seqs`: 3 is not valid under any of the given schemas" in found
+    assert "errors/f.yaml:10:52: `solutions[0].fill.max_num_seqs` must be a string or a list, not a number" in found

@@ -220,6 +220,11 @@ def _find_schema_problems(composed, entry_path: str, problems: list[Problem]) ->
             add(at(key), f"`{label}` is empty: give at least one of {', '.join(allowed)}, or remove it")
         elif rule == "enum":
             add(at(key), f"`{label}` is {_short(value)}: use one of {', '.join(map(str, limit))}")
+        elif rule in ("oneOf", "anyOf") and error.context and all(sub.validator == "type" and not sub.relative_path
+                                                                   for sub in error.context):
+            # a value that none of the alternatives' types fits (fill's "a placeholder, or a list of them")
+            wanted = dict.fromkeys(_SCHEMA_TYPES.get(sub.validator_value, sub.validator_value) for sub in error.context)
+            add(at(key), f"`{label}` must be {' or '.join(wanted)}, not {kind_of(value)}")
         elif rule == "oneOf" and all(len(alt.get("required", ())) == 1 and len(alt) == 1 for alt in limit):
             # {"oneOf": [{"required": ["python"]}, {"required": ["cli"]}]}: exactly one of these fields
             names = [f"`{alt['required'][0]}`" for alt in limit]

@@ -2883,7 +2883,7 @@
     if (!fill || typeof fill !== "object" || Array.isArray(fill)) return [];
     return Object.keys(fill).map((setting) => {
       const names = fill[setting];
-      return [setting, typeof names === "string" ? [names] : Array.isArray(names) ? names.map(String) : []];
+      return [setting, typeof names === "string" ? [names] : Array.isArray(names) ? names.filter((n) => typeof n === "string") : []];
     });
   }
 
