@@ -118,6 +118,12 @@ EDGE_PASTES = {
         '  File "/opt/venv/lib/python3.12/site-packages/transformers/models/auto/configuration_auto.py", line 1, in f\n'
         "KeyError: 'qwen9'"
     ),
+    "a word changed in a message's first words": "AssertionError: libcudart.so is not loaded in the current process",
+    "a type alone under a frame that asserts with words elsewhere": (
+        '  File "/x/site-packages/vllm/model_executor/layers/linear.py", line 1113, in weight_loader\n'
+        "    assert param_data.shape == loaded_weight.shape\n"
+        "AssertionError"
+    ),
     # the rules of the last rounds, each on a path the real pastes may not take
     "exception type of another package": "httpx.ConnectError: [Errno -2] Name or service not known",
     "python's own wording without its raise": "AttributeError: 'Qwen3Config' object has no attribute 'rope_scaling_factor'",

@@ -242,6 +242,15 @@ def test_a_reworded_word_still_matches_on_the_rest():
     assert top(m, "To serve at least one request with the models's max seq len (5), the KV cache is too small for it") == "e0"
 
 
+def test_a_word_changed_in_the_first_words_still_matches_on_the_rest():
+    """The anchor is a later chunk; the first chunk's start and end lie right before it, around
+    a word another release wrote otherwise ("libcudart.so" for "libcudart"): partial."""
+    m = tiny_matcher(("AssertionError", "libcudart is not loaded in the current process"))
+    (match,), _ = m.lookup("AssertionError: libcudart.so is not loaded in the current process")
+    assert match.error.id == "e0" and match.verdict == "partial" and match.exception_agrees
+    assert top(m, "AssertionError: the tokenizer is not loaded in the current process") is None  # its first words are other
+
+
 def test_short_templates_need_their_exception_or_a_line_of_their_own():
     m = tiny_matcher(("AssertionError", "NYI"))
     assert top(m, "AssertionError: NYI") == "e0"
@@ -466,6 +475,21 @@ def test_the_raising_frame_names_a_message_another_release_worded_otherwise_or_n
     assert top(m, frame + "ValueError: (") is None  # another type
 
 
+def test_a_type_alone_under_a_raising_frame_is_no_message_of_words():
+    """Python prints "AssertionError" alone for an assert with no message: the frame's function
+    also asserts with a message elsewhere, but that one would have printed its words
+    (unsloth's bnb checkpoint: the bare shape assert in linear.py's weight_loader)."""
+    template = "Tried to load weights of size {loaded_weight.size()}to a parameter of size {param.size()}"
+    errors = [LookupError_("e0", "AssertionError", template, "AssertionError: Tried to load weights", "", ["v1"],
+                           [{"path": "vllm/model_executor/layers/linear.py", "line": 311, "function": "ReplicatedLinear.weight_loader"}])]
+    m = Matcher(errors, [[template]])
+    frame = ('  File "/x/site-packages/vllm/model_executor/layers/linear.py", line 1113, in weight_loader\n'
+             "    assert param_data.shape == loaded_weight.shape\n")
+    matches, foreign = m.lookup(frame + "AssertionError")
+    assert not matches and foreign["id"] == "python-error-in-code"
+    assert top(m, frame + "AssertionError: (") == "e0"  # cut after its opening parenthesis: the frame names it
+
+
 def test_words_of_an_exception_type_name_are_not_its_message():
     m = tiny_matcher(("NotImplementedError", "not implemented"))
     assert top(m, "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:") is None
@@ -630,7 +654,9 @@ def test_lines_that_say_what_is_wrong_in_other_words_are_another_programs_when_n
     m = tiny_matcher(("ValueError", "n exceeds the limit"))
     for line in ("vllmserver：did not find expected '-' indicator",
                  "vLLM backend is only available for API, CLI and Web.",
-                 '{"code": "invalid_param", "message": "\'responses\'", "status": 400}'):
+                 '{"code": "invalid_param", "message": "\'responses\'", "status": 400}',
+                 # another program's logger at its CRITICAL level (AReaL's master worker)
+                 "RayMasterWorker CRITICAL: the experiment will get stuck without more nodes"):
         matches, foreign = m.lookup(line)
         assert matches == [] and foreign["id"] == "message-not-in-vllm", line
     assert m.lookup('{"code": "ok", "message": "done", "status": 200}')[1] is None

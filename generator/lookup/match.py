@@ -1073,6 +1073,15 @@ class Matcher:
         bounds: list[tuple[int, int] | None] = [None] * len(chunks)
         bounds[first] = (start, start + len(chunks[first]))
         pos = start + len(chunks[first])
+        # The chunk before the anchor with a word changed ("libcudart.so is not loaded" for
+        # "libcudart is not loaded"): its start and its end around the change, right before the
+        # anchor, count as found, as a chunk's do inside the walk; the chunk is still missing.
+        if first and owners[first - 1] == owners[first]:
+            lead = _chunk_ends_at(flat, start, chunks[first - 1])
+            if lead is not None:
+                bounds[first - 1] = (lead[0], start)
+                matched += lead[1]
+                start = lead[0]
         slack = 0  # how far a chunk may be from where it is expected (after missing ones)
         value_before = False  # a hole's value lies before pos: the chunk after it was not found
         exception_beside = (flat[max(0, start - len(entry.exception) - 1) : start] == entry.exception + ":"
@@ -1425,9 +1434,11 @@ class Matcher:
                     results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True,
                                             matched=common, missing=len(shown) - common,
                                             coverage=common / max(1, len(squash_text(HOLE.sub("", error.template)))))
-                elif one_problem and not any(map(_ascii_alnum, shown)):
+                elif one_problem and not any(map(_ascii_alnum, shown)) and (at_the_end or not _type_alone(cleaned, last[0])):
                     # ... or at an exception line whose message shows no word yet ("RuntimeError: (",
-                    # a message raised as a tuple and cut after its opening parenthesis)
+                    # a message raised as a tuple and cut after its opening parenthesis); but not a
+                    # type alone on its line ("AssertionError"): Python prints that for a raise or an
+                    # assert with no message, and this one has words
                     results[number] = Match(error=error, values={}, start=last[0], in_last=True, frame=True)
 
 
@@ -1574,6 +1585,12 @@ def _holds_in_order(text: str, chunks: list[str]) -> bool:
             return False
         pos = at + len(chunk)
     return True
+
+
+def _type_alone(cleaned: str, position: int) -> bool:
+    """Whether the exception line at ``position`` is its type alone, no colon after it."""
+    end = cleaned.find("\n", position)
+    return ":" not in cleaned[position : len(cleaned) if end == -1 else end]
 
 
 def _cut_message(cleaned: str, position: int) -> str:
@@ -2198,6 +2215,22 @@ def _chunk_in_part(flat: str, pos: int, chunk: str, limit: int) -> tuple[int, in
         if at != -1:
             return start + len(chunk) - cut, at + len(chunk) - cut, True
     return start, pos + start, False
+
+
+def _chunk_ends_at(flat: str, end: int, chunk: str) -> tuple[int, int] | None:
+    """(where it starts, characters of ``chunk`` found): its longest end right before ``end``
+    and its longest start at most WINDOW before that, each of PART_LEAST characters or more,
+    with other text between them (a word changed); None when either is not there."""
+    for cut in range(1, len(chunk) - PART_LEAST + 1):
+        tail = end - len(chunk) + cut
+        if tail < 0 or not flat.startswith(chunk[cut:], tail):
+            continue
+        for size in range(cut, PART_LEAST - 1, -1):
+            at = flat.rfind(chunk[:size], max(0, tail - WINDOW - size), tail)
+            if at != -1 and at + size < tail:
+                return at, size + len(chunk) - cut
+        return None
+    return None
 
 
 def _common_prefix(flat: str, pos: int, chunk: str) -> int:

@@ -2047,6 +2047,15 @@
       const bounds = new Array(chunks.length).fill(null);
       bounds[first] = [start, start + chunks[first].length];
       let pos = start + chunks[first].length;
+      // match.py: the chunk before the anchor with a word changed counts its start and end found
+      if (first && owners[first - 1] === owners[first]) {
+        const lead = chunkEndsAt(flat, start, chunks[first - 1], rules);
+        if (lead !== null) {
+          bounds[first - 1] = [lead[0], start];
+          matched += lead[1];
+          start = lead[0];
+        }
+      }
       let slack = 0;
       let valueBefore = false; // match.py: a hole's value lies before pos, the chunk after it not found
       const exceptionBeside = flat.slice(Math.max(0, start - entry.exception.length - 1), start) === entry.exception + ":"
@@ -2383,8 +2392,8 @@
             results.set(number, new Match(this.rules, error, {
               start: last[0], inLast: true, frame: true, matched: common, missing: shown.length - common, coverage: common / Math.max(1, literal),
             }));
-          } else if (oneProblem && !/[A-Za-z0-9]/.test(shown)) {
-            // ... or at an exception line whose message shows no word yet (match.py)
+          } else if (oneProblem && !/[A-Za-z0-9]/.test(shown) && (atTheEnd || !typeAlone(cleaned, last[0]))) {
+            // ... or at an exception line whose message shows no word yet, not a type alone on its line (match.py)
             results.set(number, new Match(this.rules, error, { start: last[0], inLast: true, frame: true }));
           }
         }
@@ -2474,6 +2483,26 @@
       if (at !== -1) return [start + chunk.length - cut, at + chunk.length - cut, true];
     }
     return [start, pos + start, false];
+  }
+
+  /** match.py's _type_alone: the exception line at position is its type alone, no colon after it. */
+  function typeAlone(cleaned, position) {
+    const end = cleaned.indexOf("\n", position);
+    return !cleaned.slice(position, end === -1 ? cleaned.length : end).includes(":");
+  }
+
+  /** match.py's _chunk_ends_at: [where it starts, characters of chunk found] around a changed word right before end, or null. */
+  function chunkEndsAt(flat, end, chunk, rules) {
+    for (let cut = 1; cut <= chunk.length - rules.partLeast; cut++) {
+      const tail = end - chunk.length + cut;
+      if (tail < 0 || !flat.startsWith(chunk.slice(cut), tail)) continue;
+      for (let size = cut; size >= rules.partLeast; size--) {
+        const at = pyRfind(flat, chunk.slice(0, size), Math.max(0, tail - rules.window - size), tail);
+        if (at !== -1 && at + size < tail) return [at, size + chunk.length - cut];
+      }
+      return null;
+    }
+    return null;
   }
 
   function commonPrefix(flat, pos, chunk) {
