@@ -656,7 +656,10 @@ def test_lines_that_say_what_is_wrong_in_other_words_are_another_programs_when_n
                  "vLLM backend is only available for API, CLI and Web.",
                  '{"code": "invalid_param", "message": "\'responses\'", "status": 400}',
                  # another program's logger at its CRITICAL level (AReaL's master worker)
-                 "RayMasterWorker CRITICAL: the experiment will get stuck without more nodes"):
+                 "RayMasterWorker CRITICAL: the experiment will get stuck without more nodes",
+                 "Completed 3 benchmarks, and errored 1 benchmarks",  # EuroEval's summary
+                 "Standardized Ascend KV cache must contain two dense K/V planes, got 1 slots",
+                 "Input should be a valid list [type=list_type, input_value={'test': 1}, input_type=dict]"):  # pydantic's
         matches, foreign = m.lookup(line)
         assert matches == [] and foreign["id"] == "message-not-in-vllm", line
     assert m.lookup('{"code": "ok", "message": "done", "status": 200}')[1] is None
@@ -1221,9 +1224,12 @@ def test_a_line_another_program_logged_is_none_of_vllms_messages():
                  "[2025-10-28 09:42:18 DP1 TP3 EP3] Failed to submit transfer operation",
                  # Rust's tracing (Dynamo's frontend), with its time and as cleaning leaves it
                  "2025-05-30T00:35:01.153Z ERROR chat_completions: dynamo_llm::http::service::openai: Failed to submit transfer operation",
-                 "ERROR dynamo_llm::http::service::openai: Failed to submit transfer operation"):
+                 "ERROR dynamo_llm::http::service::openai: Failed to submit transfer operation",
+                 # a Python logger that names its program before the level (LMCache, whose code vLLM borrowed)
+                 "[2025-06-16 14:29:56,882] LMCache ERROR: Failed to submit transfer operation"):
         matches, foreign = m.lookup(line)
         assert matches == [] and foreign["id"] == "message-not-in-vllm", line
+    assert top(m, "[2025-06-16 14:29:56,882] vllm ERROR: Failed to submit transfer operation") == "e0"
     assert top(m, "ERROR 09-04 21:29:13 [mooncake.py:1] Failed to submit transfer operation") == "e0"
     assert top(m, "E0904 21:29:13.608035 31963 client.cpp:1112] x\nFailed to submit transfer operation") == "e0"
     assert top(m, "[2025-10-28 09:42:18] Failed to submit transfer operation") == "e0"  # a timestamp names no program

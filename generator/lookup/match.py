@@ -1493,9 +1493,13 @@ def raise_at_the_end(cleaned: str) -> tuple[int, str] | None:
 # 21:29:13.607991 31963 client.cpp:1112] ", c10's "[E1204 11:18:17.728425480 ProcessGroupNCCL.cpp:616] ",
 # and Go's klog, the same header ("E1031 06:10:27.243634 1 zmq_client.go:214] "); or SGLang, whose
 # header names its ranks ("[2025-10-28 09:42:18 TP0] ", "[... DP0 TP0 EP0] "): its messages read
-# like vLLM's, whose code it borrowed
+# like vLLM's, whose code it borrowed (as LMCache's do, whose code vLLM borrowed)
 ANOTHERS_LOG_LINE = re.compile(r"[ \t]*(?:\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?:[ \t]+\d+)?[ \t]+[\w./-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|ts|go):\d+\]"
                                r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP|CP)\d+)+\]"
+                               # a Python logger's header that names its program before the level and a
+                               # colon: LMCache's "[2025-06-16 14:29:56,882] LMCache ERROR: " (vLLM's
+                               # header has no colon after its level, and a file after it)
+                               r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\][ \t]+(?![Vv][Ll][Ll][Mm]\b)[A-Za-z][\w.-]*[ \t]+(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[ \t]"
                                # Rust's tracing: "2025-05-30T00:35:01.153Z ERROR span: crate::module: "
                                # (Dynamo's frontend, goose; cleaning drops the time): a module path no
                                # Python logger writes
