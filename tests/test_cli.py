@@ -202,3 +202,17 @@ def test_a_fix_of_several_lines_prints_a_prompt_per_command():
     assert _command_lines(two) == ["     $ vllm serve m --block-size 32", "     $ vllm serve m --block-size 32 --port 8200"]
     continued = "vllm serve m \\\n    --compilation-config '{\"mode\": 3}'"
     assert _command_lines(continued) == ["     $ vllm serve m \\", "       --compilation-config '{\"mode\": 3}'"]
+
+
+def test_the_stored_release_index_is_keyed_by_the_lineage_code(tmp_path, monkeypatch):
+    """A change to the lineage rules (or the index's columns) makes a new stored index: the
+    release index holds the lineage, so a key of the scanner alone left `errorkb lookup`
+    answering with the old groups."""
+    import generator.history.lineage as lineage
+    from generator.cli.lookup import _index_code
+
+    before = _index_code()
+    changed = tmp_path / "lineage.py"
+    changed.write_bytes(Path(lineage.__file__).read_bytes() + b"\n# a rule changed\n")
+    monkeypatch.setattr(lineage, "__file__", str(changed))
+    assert _index_code() != before

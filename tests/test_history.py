@@ -288,3 +288,39 @@ def test_a_message_about_another_thing_with_other_numbers_has_not_moved():
                           ("4" * 16, "`rope_scaling`'s factor field must be a float > 1, got {factor}", "vllm/b.py")])
     links = {(link.source, link.target): link.kind for link in link_errors(old, new)}
     assert links == {("2" * 16, "4" * 16): "moved-reworded"}
+
+
+def _side_by_side_catalog(revision: str, errors: list[tuple[str, str]]) -> dict:
+    """A catalog of (id, template) logged as warnings by one function."""
+    return {"revision": revision, "errors": [
+        {"id": id_, "exception": "", "template": template, "kind": "log",
+         "sites": [{"path": "vllm/model_executor/models/config.py", "function": "verify_and_update_config",
+                    "line": n + 1, "template": template}]}
+        for n, (id_, template) in enumerate(errors)]}
+
+
+def test_a_message_does_not_become_another_its_function_already_wrote():
+    """At v0.26 one function logged both "Mamba cache mode is set to '{mode}' for {arch} by default
+    when prefix caching is enabled" and "... set to 'none' when prefix caching is disabled"; v0.28
+    logs the first at info level, out of the catalog: it did not become the second. A message
+    whose word became a value ('align' → '{mode}') still becomes the one beside it."""
+    enabled = "Mamba cache mode is set to '{cache_config.mamba_cache_mode}' for {model_config.architecture} by default when prefix caching is enabled"
+    disabled = "Mamba cache mode is set to 'none' when prefix caching is disabled"
+    old = _side_by_side_catalog("v0.26.0", [("1" * 16, enabled), ("2" * 16, disabled)])
+    new = _side_by_side_catalog("v0.28.0", [("2" * 16, disabled)])
+    assert link_errors(old, new) == []
+    align = "Mamba cache mode is set to 'align' for {model_config.architecture} by default when prefix caching is enabled"
+    old = _side_by_side_catalog("v0.18.0", [("3" * 16, align), ("1" * 16, enabled)])
+    new = _side_by_side_catalog("v0.20.0", [("1" * 16, enabled)])
+    assert [(link.source, link.target) for link in link_errors(old, new)] == [("3" * 16, "1" * 16)]
+    # ... nor do two checks of one function that open otherwise; two wordings of one check, with
+    # the same first sentence, are one problem (the context length error for chat and completion)
+    old = _side_by_side_catalog("v1", [("4" * 16, "Prefix caching is not supported with flashinfer yet."),
+                                       ("5" * 16, "Chunked prefill is not supported with flashinfer yet.")])
+    assert link_errors(old, _side_by_side_catalog("v2", [("5" * 16, "Chunked prefill is not supported with flashinfer yet.")])) == []
+    chat = ("This model's maximum context length is {max_model_len} tokens. However, you requested {n} tokens "
+            "({a} in the messages, {b} in the completion). Please reduce the length of the messages or completion.")  # v0.10.0
+    plain = ("This model's maximum context length is {max_model_len} tokens. However, you requested {n} tokens "
+             "in the input for {operation}. Please reduce the length of the input.")
+    old = _side_by_side_catalog("v1", [("6" * 16, chat), ("7" * 16, plain)])
+    assert [(link.source, link.target) for link in link_errors(old, _side_by_side_catalog("v2", [("7" * 16, plain)]))] == [("6" * 16, "7" * 16)]

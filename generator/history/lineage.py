@@ -16,7 +16,13 @@ OLD and not at NEW, one "added" the other way round):
   than ``SHORT_LITERAL`` characters of its own), or the old message's literal text
   whole at the start of the new one (a message that grew);
 - an error may become one that the newer release already raised (the V0 engine's check
-  gone, the V1 engine's alike one kept): retyped or moved and reworded, as above.
+  gone, the V1 engine's alike one kept): retyped or moved and reworded, as above; but not
+  one the same function already raised beside it at the older release, unless the kept one
+  says no word the removed one did not, or both open with the same first sentence (two
+  wordings of one check: the context length error for chat and for completion requests).
+  Two checks side by side ("Prefix caching is not supported with flashinfer yet." and
+  "Chunked prefill is not supported ...") stay two: when one goes, the other did not
+  become it.
 
 Only errors of one family link: exceptions (raise, assert) with exceptions, log lines
 with log lines, responses with responses.
@@ -99,6 +105,33 @@ def _has_words(error: dict) -> bool:
 @functools.lru_cache(maxsize=1 << 16)
 def _words_of_its_own(template: str) -> bool:
     return bool(re.search(r"\w", _normalized(template).replace("{}", "")))
+
+
+def _side_by_side(error: dict, other: dict) -> bool:
+    """Both raised (or logged) by one function at the same release."""
+    return bool(_places(error) & _places(other))
+
+
+LITERAL_WORD = re.compile(r"[a-z0-9_]+")
+
+
+def _says_no_more(text: str, other: str) -> bool:
+    """Every word of OTHER's literal text is one of TEXT's: OTHER is TEXT with words dropped or
+    turned into a value ("... set to 'align' for {arch} ..." → "... set to '{mode}' for {arch} ..."),
+    or the same words in other capitals."""
+    return set(LITERAL_WORD.findall(other)) <= set(LITERAL_WORD.findall(text))
+
+
+FIRST_SENTENCE_LEAST = 20  # characters of a first sentence that two messages share
+
+
+def _same_first_sentence(text: str, other: str) -> bool:
+    """Both open with one sentence and go on otherwise: one check's two wordings ("This model's
+    maximum context length is {} tokens. However, you requested {} tokens ({} in the messages,
+    ...)" beside "... However, your request has {} input tokens. ..."), not two checks."""
+    first, _, rest = text.partition(". ")
+    other_first, _, other_rest = other.partition(". ")
+    return len(first) >= FIRST_SENTENCE_LEAST and first == other_first and bool(rest) and bool(other_rest)
 
 
 def _family(error: dict) -> str:
@@ -184,7 +217,10 @@ def link_errors(old: dict, new: dict) -> list[Link]:
     kind_rank = {"retyped": 0, "reworded": 1, "moved-reworded": 2}
     # A successor new in NEW before one NEW already raised, at a like score.
     candidates = [(score - KEPT_PENALTY if target in old_ids and kind != "retyped" else score, kind, source, target)
-                  for score, kind, source, target in candidates]
+                  for score, kind, source, target in candidates
+                  if not (target in old_ids and _side_by_side(old_ids[source], old_ids[target])
+                          and not _says_no_more(literal[source], literal[target])
+                          and not _same_first_sentence(literal[source], literal[target]))]
     for score, kind, source, target in sorted(candidates, key=lambda c: (-c[0], kind_rank[c[1]], c[2], c[3])):
         if source in taken_from or target in taken_to:
             continue

@@ -1,8 +1,8 @@
 """The lookup index of a set of releases, kept on disk so that a lookup costs one file read.
 
-Keyed by the releases' commits and the scanner's fingerprint: a new release, another
-commit or a changed scanner makes a new file. A file of another schema version is a
-miss; a file that cannot be read or is not an index (truncated, corrupt, edited) is a
+Keyed by the releases' commits and the fingerprints of the scanner, the lineage and the
+index: a new release, another commit or changed code makes a new file. A file of another
+schema version is a miss; a file that cannot be read or is not an index (truncated, corrupt, edited) is a
 miss too, with one warning line on stderr: the index is built again and the file
 replaced, never a crash.
 """
