@@ -397,6 +397,10 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_]
                         r"|[Ii]llegal|[Ii]nconsistent|already exists|not a multiple|[Mm]ust (?:be|not|contain|have)|Input should be|[Ss]hould not|[Mm]issing|[Uu]nknown|[Ii]ncorrect"
                         r"|[Ww]rong|[Ff]orbidden|[Nn]ot allowed|[Ee]xceeds?|[Tt]oo (?:long|large|many|big|small|short|few)|[Oo]verflow"
                         r"|[Nn]ot enough|[Ii]nsufficient|not (?:a )?valid|[Uu]nrecogni[sz]ed|[Nn]o healthy upstream"
+                        # ("Expected shape (1, 512), but got (1, 768).", "... but a Qwen2VLImageProcessor was expected",
+                        # "KV cache page size ... does not match ...", "CUDA extension not installed.",
+                        # "destroy_process_group() was not called before program exit")
+                        r"|but got|(?:was|were) expected|(?:[Dd]oes|[Dd]o) not match|[Nn]ot installed|was not called|not be able to"
                         # ("did not find expected '-' indicator", "X is only available for API, CLI and Web.")
                         r"|[Dd]id not find|(?:is|are) only (?:available|supported) (?:for|on|in|with|when))(?![A-Za-z0-9_])|^[EFW][0-9]{4} [0-9]{2}:[0-9]{2}"
                         # ... PyTorch's C++ (c10) log header, month and day unpadded: "[W530 17:23:59.243033714 OperatorEntry.cpp:154] Warning: ..."
