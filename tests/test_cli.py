@@ -204,15 +204,19 @@ def test_a_fix_of_several_lines_prints_a_prompt_per_command():
     assert _command_lines(continued) == ["     $ vllm serve m \\", "       --compilation-config '{\"mode\": 3}'"]
 
 
-def test_the_stored_release_index_is_keyed_by_the_lineage_code(tmp_path, monkeypatch):
+def test_the_stored_release_index_is_keyed_by_the_lineage_code(tmp_path):
     """A change to the lineage rules (or the index's columns) makes a new stored index: the
     release index holds the lineage, so a key of the scanner alone left `errorkb lookup`
     answering with the old groups."""
-    import generator.history.lineage as lineage
-    from generator.cli.lookup import _index_code
+    import shutil
 
-    before = _index_code()
-    changed = tmp_path / "lineage.py"
-    changed.write_bytes(Path(lineage.__file__).read_bytes() + b"\n# a rule changed\n")
-    monkeypatch.setattr(lineage, "__file__", str(changed))
-    assert _index_code() != before
+    from generator.lookup.cache import INDEX_CODE, code_fingerprint
+
+    for part in INDEX_CODE:  # a copy of the package's files that the key reads
+        (tmp_path / part).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / part, tmp_path / part)
+    before = code_fingerprint(tmp_path / "generator", INDEX_CODE)
+    assert before == code_fingerprint(ROOT / "generator", INDEX_CODE)
+    with open(tmp_path / "generator/history/lineage.py", "a") as lineage:
+        lineage.write("\n# a rule changed\n")
+    assert code_fingerprint(tmp_path / "generator", INDEX_CODE) != before

@@ -34,7 +34,8 @@ def lookup_index(config: Config, args: argparse.Namespace) -> dict:
 def release_index(config: Config, args: argparse.Namespace) -> dict:
     """The lookup index of the releases and their lineage alone (less the links
     ``errors/lineage.yaml`` keeps apart), stored in the cache."""
-    from generator.lookup.cache import index_path, stored_index
+    import generator
+    from generator.lookup.cache import INDEX_CODE, code_fingerprint, index_path, stored_index
     from generator.lookup.index import INDEX_SCHEMA_VERSION
     from generator.scan.cache import scanner_fingerprint
 
@@ -43,22 +44,8 @@ def release_index(config: Config, args: argparse.Namespace) -> dict:
     apart = _lineage(config).apart_pairs()
     # the command line's index also has the lines of the raises (``raise_lines``), the site's does not
     key = "+raise-lines" + "".join(f"+apart:{'-'.join(sorted(pair))}" for pair in sorted(apart, key=sorted))
-    path = index_path(resolved[0][1], [(r.rev, r.commit) for r, _ in resolved], scanner_fingerprint() + _index_code() + key)
+    path = index_path(resolved[0][1], [(r.rev, r.commit) for r, _ in resolved], scanner_fingerprint() + code_fingerprint(Path(generator.__file__).parent, INDEX_CODE) + key)
     return stored_index(path, lambda: _index(config, args, revs, apart), INDEX_SCHEMA_VERSION)
-
-
-def _index_code() -> str:
-    """A hash of the code that turns catalogs into the index beside the scanner's: the lineage
-    and the index's own columns (a change to either must not leave a stored index stale)."""
-    import hashlib
-
-    import generator.history.lineage
-    import generator.lookup.index
-
-    digest = hashlib.sha256()
-    for module in (generator.history.lineage, generator.lookup.index):
-        digest.update(Path(module.__file__).read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def with_entries(index: dict, entries: list, links: list) -> dict:

@@ -120,13 +120,17 @@ def stored_index(path: Path, build: Callable[[], dict], schema_version: int) -> 
 # --- the stored matcher: `errorkb lookup` without building anything ------------------------------
 
 MATCHER_CODE = ("generator/lookup", "generator/scan", "generator/history", "generator/text.py", "generator/entries")
+# ... and what turns the releases' catalogs into the stored release index, beside the scanner
+# (whose fingerprint keys the index too): the lineage and the index's columns
+INDEX_CODE = ("generator/history/lineage.py", "generator/lookup/index.py")
 
 
-def code_fingerprint(package_root: Path) -> str:
+def code_fingerprint(package_root: Path, parts: tuple[str, ...] = MATCHER_CODE) -> str:
     """A hash of the code that decides what a stored matcher holds (the scanner, lineage,
-    the lookup, the foreign errors): a change to any of it stores a new one."""
+    the lookup, the foreign errors), or of ``parts`` of it: a change to any of it stores a
+    new one."""
     digest = hashlib.sha256(f"python {sys.version_info[0]}.{sys.version_info[1]}".encode())
-    for part in MATCHER_CODE:
+    for part in parts:
         path = package_root.parent / part
         files = sorted(path.rglob("*.py")) + sorted(path.rglob("*.yaml")) if path.is_dir() else [path]
         for file in files:
