@@ -251,6 +251,20 @@ def test_a_word_changed_in_the_first_words_still_matches_on_the_rest():
     assert top(m, "AssertionError: the tokenizer is not loaded in the current process") is None  # its first words are other
 
 
+def test_a_later_sentence_quoted_on_a_line_of_its_own_is_a_partial_match():
+    """People quote the sentence that tells them what to do and leave out the message's opening:
+    found from a sentence's start to the next value, on its own line, as partial; a sentence
+    of vLLM's words inside another's sentence, or too short to tell, is not."""
+    m = tiny_matcher(("ValueError", "DSpark requires num_speculative_tokens >= dspark_block_size ({b}); got {n}. "
+                                    "Smaller values produce incorrect output. Use num_speculative_tokens=dspark_block_size or larger (e.g. {b})."))
+    (match,), _ = m.lookup('"Smaller values produce incorrect output. Use num_speculative_tokens=dspark_block_size or larger (e.g. 7)."')
+    assert match.error.id == "e0" and match.verdict == "partial" and 0 < match.score < 0.9
+    (match,), _ = m.lookup("ValueError: Smaller values produce incorrect output. Use num_speculative_tokens=dspark_block_size")
+    assert match.error.id == "e0" and match.exception_agrees
+    assert top(m, "we saw that smaller values produce incorrect output. Use num_speculative_tokens=dspark_block_size or larger") is None
+    assert top(m, "Smaller values produce incorrect output.") is None
+
+
 def test_short_templates_need_their_exception_or_a_line_of_their_own():
     m = tiny_matcher(("AssertionError", "NYI"))
     assert top(m, "AssertionError: NYI") == "e0"

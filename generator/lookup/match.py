@@ -60,6 +60,7 @@ PART_LEAST = 4  # squashed characters of a chunk's start or end that count when 
 TAIL = 400  # squashed characters before the paste's end within which a template may be cut short
 MIN_LITERAL = 12  # templates with less literal text need their exception name beside them
 MIN_MATCHED = 20  # a longer template must show at least this much of itself
+LATER_LEAST = 40  # squashed characters of a later sentence quoted alone (_later_sentence)
 ELLIPSIS_LEAST = 10  # ... or this much, with its type beside it, where the paste says it was cut (below)
 # the paste's last word, at its very end (_cut_inside_word)
 PASTE_ENDS_IN_A_WORD = re.compile(r"([A-Za-z0-9]+)[ \t\r\n]*\Z")
@@ -1017,6 +1018,42 @@ class Matcher:
         if best is None and entry.segment_of[0] == 0:
             best = (self._cut_in_opening(entry, flat, origin, cleaned, last)
                     or self._first_sentence_without_stop(entry, flat, origin, cleaned, last))
+        if best is None and entry.literal >= LATER_LEAST + MIN_MATCHED:
+            best = self._later_sentence(entry, flat, origin, cleaned, last)
+        return best
+
+    def _later_sentence(self, entry: Entry, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
+        """The paste quotes a later sentence of the message, on a line of its own (or after the
+        exception's type), and leaves out the words that open it: people quote the sentence that
+        tells them what to do ("You can use float16 instead by explicitly setting the `dtype`
+        flag ...", "Smaller values produce incorrect output. Use ..."). Only a long run of the
+        message's literal words counts, found whole from the sentence's start to the next
+        value or the message's end (or to where the paste's line stops); the opening it leaves
+        out counts as missing: a partial match."""
+        best: Match | None = None
+        before = 0  # squashed literal characters of the message before the segment
+        for segment in range(len(entry.holes) + 1):
+            text = "".join(c for c, owner in zip(entry.chunks, entry.segment_of) if owner == segment)
+            for j in range(1, len(text) - LATER_LEAST + 1):
+                if not (text[j - 1] == "." and text[j].isalpha()
+                        and (j >= 2 and _ends_a_sentence(text[j - 2]) or j == 1 and segment > 0)):
+                    continue
+                run = text[j:]
+                at = flat.find(run[:LATER_LEAST])
+                while at != -1:
+                    common = _common_prefix(flat, at, run)
+                    line_start = cleaned.rfind("\n", 0, origin[at]) + 1
+                    lead = cleaned[line_start : origin[at]]
+                    if ((common == len(run) or _at_line_end(cleaned, origin[at + common - 1] + 1))
+                            and (not squash_text(lead).strip(">*-") or EXCEPTION_PREFIX.match(lead))
+                            and (best is None or common > best.matched)):
+                        in_last = last is not None and origin[at] >= last[0]
+                        best = Match(error=self.errors[entry.error], values={}, start=origin[at], end=origin[at + common - 1] + 1,
+                                     matched=common, missing=before + j, coverage=common / entry.literal,
+                                     exception_agrees=in_last and last[1].lower() == entry.exception, in_last=in_last,
+                                     form=entry.form)
+                    at = flat.find(run[:LATER_LEAST], at + 1)
+            before += len(text)
         return best
 
     def _first_sentence_without_stop(self, entry: Entry, flat: str, origin: Origin, cleaned: str, last) -> Match | None:

@@ -926,6 +926,7 @@
       tail: rules.tail,
       minLiteral: rules.min_literal,
       minMatched: rules.min_matched,
+      laterLeast: rules.later_least,
       ellipsisLeast: rules.ellipsis_least,
       userCut: pyRegex(patterns.user_cut, "", "y"),
       vllmQualified: pyRegex(patterns.vllm_qualified),
@@ -1974,6 +1975,53 @@
       }
       if (best === null && entry.segmentOf[0] === 0) {
         best = this.cutInOpening(entry, flat, origin, cleaned, last) || this.firstSentenceWithoutStop(entry, flat, origin, cleaned, last);
+      }
+      if (best === null && entry.literal >= this.rules.laterLeast + this.rules.minMatched) {
+        best = this.laterSentence(entry, flat, origin, cleaned, last);
+      }
+      return best;
+    }
+
+    /** match.py _later_sentence(): a later sentence of the message quoted on a line of its own (or after the type), its opening left out: partial. */
+    laterSentence(entry, flat, origin, cleaned, last) {
+      const rules = this.rules;
+      const least = rules.laterLeast;
+      let best = null;
+      let before = 0;
+      for (let segment = 0; segment <= entry.holes.length; segment++) {
+        let text = "";
+        for (let i = 0; i < entry.chunks.length; i++) if (entry.segmentOf[i] === segment) text += entry.chunks[i];
+        for (let j = 1; j < text.length - least + 1; j++) {
+          if (!(text[j - 1] === "." && /^\p{L}$/u.test(text[j])
+                && ((j >= 2 && (/^\p{L}$/u.test(text[j - 2]) || text[j - 2] === ")" || text[j - 2] === "]")) || (j === 1 && segment > 0)))) continue;
+          const run = text.slice(j);
+          const head = run.slice(0, least);
+          let at = pyFind(flat, head, 0);
+          while (at !== -1) {
+            const common = commonPrefix(flat, at, run);
+            const position = origin.get(at);
+            const lineStart = position === 0 ? 0 : cleaned.lastIndexOf("\n", position - 1) + 1;
+            const lead = cleaned.slice(lineStart, position);
+            if ((common === run.length || atLineEnd(cleaned, origin.get(at + common - 1) + 1))
+                && (pyStripChars(squashText(lead, rules), ">*-") === "" || rules.exceptionPrefix.test(lead))
+                && (best === null || common > best.matched)) {
+              const inLast = last !== null && position >= last[0];
+              best = new Match(rules, this.errors[entry.error], {
+                values: new Map(),
+                start: position,
+                end: origin.get(at + common - 1) + 1,
+                matched: common,
+                missing: before + j,
+                coverage: common / entry.literal,
+                exceptionAgrees: inLast && lowerSlots(last[1]) === entry.exception,
+                inLast,
+                form: entry.form,
+              });
+            }
+            at = pyFind(flat, head, at + 1);
+          }
+        }
+        before += text.length;
       }
       return best;
     }
