@@ -471,6 +471,21 @@ def test_frame_identifies_a_raise_without_message():
 
 
 
+def test_a_paste_cut_at_an_asserts_line_is_that_assert_when_it_has_a_message():
+    """A traceback cut on the assert's own line, before Python printed AssertionError: the frame
+    names the function's assert with a message; an assert with none is not in the catalog, so a
+    line without a message's comma is no assert of the function's."""
+    template = "num_decodes: {num_decodes}, num_spec_decodes: {num_spec_decodes}"
+    errors = [LookupError_("e0", "AssertionError", template, "AssertionError: num_decodes", "", ["v1"],
+                           [{"path": "vllm/v1/attention/backends/gdn_attn.py", "line": 310, "function": "GDNAttentionMetadataBuilder.build"}])]
+    m = Matcher(errors, [[template]])
+    frame = '  File "/x/site-packages/vllm/v1/attention/backends/gdn_attn.py", line 310, in build\n'
+    (match,), _ = m.lookup(frame + "    assert not (num_decodes > 0 and num_spec_decodes > 0), (")
+    assert match.error.id == "e0" and match.frame
+    assert top(m, frame + "    assert isinstance(kv_cache_spec, AttentionSpec)") is None  # no message: not the catalog's
+    assert top(m, frame + '    assert x == "a, b"') is None  # the comma is inside a string
+
+
 def test_the_raising_frame_names_a_message_another_release_worded_otherwise_or_not_shown_yet():
     template = ("Failed to load the tokenizer. If the tokenizer is a custom tokenizer not yet available in the "
                 "HuggingFace transformers library, consider setting `trust_remote_code=True`.")
@@ -798,6 +813,24 @@ def test_a_sentence_printed_in_vllms_process_without_its_log_header_is_a_library
     assert top(m, "(APIServer pid=1) Casting torch.bfloat16 to torch.float16.") == "e0"
     # the line is the paste's last: one above a traceback's end says nothing
     assert m.lookup(line + "\nKeyboardInterrupt")[1] is None or "without vLLM's log header" not in m.lookup(line + "\nKeyboardInterrupt")[1]["reason"]
+
+
+def test_a_last_line_under_another_programs_log_header_is_that_programs():
+    """Round 76: Ray's logger ("... WARNING services.py:2022 -- ") and Gloo's "[Gloo] " wrote the
+    paste's last line: not vLLM's, though its words say nothing of an error; vLLM's own header is no other's."""
+    m = tiny_matcher(("WARNING", "Casting {config_dtype} to {torch_dtype}.", "log"))
+    for line in ("2025-01-15 18:01:02,216\tWARNING services.py:2022 -- WARNING: The object store is using /tmp instead of /dev/shm "
+                 "because /dev/shm has only 5367910400 bytes available.",
+                 "[Gloo] Rank 0 is connected to 0 peer ranks. Expected number of connected peer ranks is : 0"):
+        matches, foreign = m.lookup("INFO 01-15 18:01:00 [api_server.py:1] vLLM API server version 0.11.0\n" + line)
+        assert matches == [] and foreign["id"] == "message-not-in-vllm" and "another program's log header" in foreign["reason"], line
+    # vLLM's own header, or the other program's line above the paste's last line, is none of this rule's
+    for other in ("INFO 01-15 18:01:00 [services.py:2022] The object store is using /tmp instead of /dev/shm",
+                  "[Gloo] Rank 0 is connected to 0 peer ranks.\nINFO 01-15 18:01:00 [api_server.py:1] Starting the server now"):
+        foreign = m.lookup(other)[1]
+        assert foreign is None or "another program's log header" not in foreign["reason"], other
+    # a vLLM message on the line is still vLLM's
+    assert top(m, "[Gloo] Rank 0 is connected\nWARNING 01-15 18:01:00 [config.py:1] Casting torch.bfloat16 to torch.float16.") == "e0"
 
 
 def test_the_index_stores_groups_without_each_current_errors_entry_for_itself():

@@ -437,6 +437,11 @@ VLLM_LOG_LINE_SOURCE = "a plugin or a fork of vLLM"
 PROCESS_LINE_REASON = ("the line was printed in a vLLM process without vLLM's log header, and no release of vLLM covered "
                        "writes these words: a library running in that process printed it")
 PROCESS_LINE_SOURCE = "a library in vLLM's process"
+# The paste's last line opens with another program's log header (match.ANOTHERS_LOG_LINE): glog's,
+# SGLang's, LMCache's, Rust's tracing, Ray's, Gloo's (as "[Gloo] Rank 0 is connected to 0 peer ranks")
+ANOTHERS_LINE_REASON = ("the line opens with another program's log header (vLLM's reads 'LEVEL MM-DD hh:mm:ss [file.py:N]'): "
+                        "that program wrote it, not vLLM")
+ANOTHERS_LINE_SOURCE = "another program's logger"
 # A traceback right after the line's end, or after lines the user left out ("...") down to it
 # or to its first frame shown
 LOGGED_ABOVE_TRACEBACK = re.compile(r'(?:\n[ \t]*(?:\.\.\.|\u2026)[ \t]*)*\n[ \t]*(?:Traceback \(most recent call last\):|File ")')

@@ -106,7 +106,8 @@ def rules() -> dict:
                            "source": foreign.UNMATCHED_LINE_SOURCE, "line_words": foreign.LINE_WORDS,
                            "shown_chars": match.SHOWN_LINE_CHARS, "vllm_log_line_reason": foreign.VLLM_LOG_LINE_REASON,
                            "vllm_log_line_source": foreign.VLLM_LOG_LINE_SOURCE, "vllm_log_line_head": match.VLLM_LOG_LINE_HEAD,
-                           "process_line_reason": foreign.PROCESS_LINE_REASON, "process_line_source": foreign.PROCESS_LINE_SOURCE},
+                           "process_line_reason": foreign.PROCESS_LINE_REASON, "process_line_source": foreign.PROCESS_LINE_SOURCE,
+                           "anothers_line_reason": foreign.ANOTHERS_LINE_REASON, "anothers_line_source": foreign.ANOTHERS_LINE_SOURCE},
         "not_vllm": [[f.source, list(f.keywords), _source(f.pattern), f.reason, f.weak, f.id]
                      for f in foreign.foreign_errors()],
         "foreign": {f.id: {"title": f.title, "summary": f.summary, "steps": list(f.steps), "url": foreign_path(f.id),

@@ -39,7 +39,7 @@ from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME,
                                       foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
                                       raise_vllm_never_wrote, raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID,
                                       UNMATCHED_LINE_ID, LINE_WORDS, MESSAGE_WORD, VLLM_LOG_LINE_REASON, VLLM_LOG_LINE_SOURCE, innermost_frame,
-                                      PROCESS_LINE_REASON, PROCESS_LINE_SOURCE)
+                                      PROCESS_LINE_REASON, PROCESS_LINE_SOURCE, ANOTHERS_LINE_REASON, ANOTHERS_LINE_SOURCE)
 from generator.lookup.fixes import fix_with_values
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
@@ -806,7 +806,7 @@ class Matcher:
         if foreign is None:
             ranked = ranked or self._logged_there(text)
             foreign = None if ranked else (unmatched_line(cleaned, last) or unmatched_vllm_log_line(text, cleaned)
-                                            or unmatched_process_line(text, cleaned))
+                                            or unmatched_process_line(text, cleaned) or unmatched_anothers_line(text, cleaned))
         if foreign is None:
             return ranked[:top], None
         line_end, source, reason, foreign_id, at = foreign
@@ -1508,7 +1508,7 @@ REWORDED_LEAST = 20  # ... and of a message another release worded otherwise, it
 # A paste that stops at the innermost frame's own line, a raise ("raise NotImplementedError"),
 # before Python printed the exception (or inside the type's name on the next line): the
 # type is on that line. Read from the paste's end.
-RAISE_AT_THE_END = re.compile(r'File "[^"\n]+", line \d+, in [\w<>.]+\n[ \t]*raise ([A-Za-z_][\w.]*)[^\n]*(?:\n[ \t]*[\^~]+[ \t]*)?'
+RAISE_AT_THE_END = re.compile(r'File "[^"\n]+", line \d+, in [\w<>.]+\n[ \t]*(?:raise ([A-Za-z_][\w.]*)|assert\b([^\n]*))[^\n]*(?:\n[ \t]*[\^~]+[ \t]*)?'
                               r'(?:\n([A-Za-z_][\w.]*))?\s*$')
 RAISE_TAIL_CHARS = 600
 
@@ -1519,11 +1519,37 @@ def raise_at_the_end(cleaned: str) -> tuple[int, str] | None:
     found = RAISE_AT_THE_END.search(cleaned, offset)
     if found is None:
         return None
-    type_ = found.group(1).rsplit(".", 1)[-1]
+    if found.group(1) is None:
+        # an assert's line: only one with a message (a comma outside its brackets and quotes,
+        # "assert n > 0, (" ): the catalog holds no assert without one, so another's message
+        # in the same function would be taken for it ("assert isinstance(spec, AttentionSpec)")
+        if not _assert_has_message(found.group(2)):
+            return None
+        type_, where = "AssertionError", found.start(2) - len("assert")
+    else:
+        type_, where = found.group(1).rsplit(".", 1)[-1], found.start(1) - len("raise ")
     # ... or a line after it that is the start of that type's name, cut ("vllm.v1.engine.exceptions.Engin")
-    if found.group(2) is not None and not type_.startswith(found.group(2).rsplit(".", 1)[-1]):
+    if found.group(3) is not None and not type_.startswith(found.group(3).rsplit(".", 1)[-1]):
         return None
-    return found.start(1) - len("raise "), type_
+    return where, type_
+
+
+def _assert_has_message(condition: str) -> bool:
+    """Whether an assert's code after ``assert`` has a comma outside brackets and quotes: a message follows."""
+    depth, quote = 0, ""
+    for i, char in enumerate(condition):
+        if quote:
+            if char == quote and condition[i - 1] != "\\":
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            return True
+    return False
 
 
 # The header of a line that another program logged: a native (C++) library, glog's "E0904
@@ -1544,7 +1570,11 @@ ANOTHERS_LOG_LINE = re.compile(r"[ \t]*(?:\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)
                                # Python's own warning of a file that is not vLLM's: warnings.warn prints
                                # "path:line: Category: message" (vLLM logs its warnings; its catalog
                                # holds no warnings.warn)
-                               r"|(?![^\n]*vllm[/\\])[^\n]*?:\d+:[ \t]+(?:[\w.]+\.)?[A-Z]\w*Warning:[ \t])")
+                               r"|(?![^\n]*vllm[/\\])[^\n]*?:\d+:[ \t]+(?:[\w.]+\.)?[A-Z]\w*Warning:[ \t]"
+                               # Ray's logger: "2025-01-15 18:01:02,216\tWARNING services.py:2022 -- " (level
+                               # before the file, " -- " after it); Gloo's "[Gloo] Rank 0 is connected to ..."
+                               r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+[ \t]+(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \t]+[\w.-]+\.py:\d+ -- "
+                               r"|\[Gloo\][ \t])")
 
 
 # A key of an HTTP error body ('{"detail": "...', "{'message': '...") or a client's "Error code:
@@ -1602,6 +1632,21 @@ def unmatched_process_line(text: str, cleaned: str) -> tuple[int, str, str, str,
     if len(MESSAGE_WORD.findall(message)) < LINE_WORDS or EXCEPTION_LINE.match(message) or message.endswith(":"):
         return None  # a header of what follows ("Process EngineCore_DP0:") says nothing itself
     return _line_placed(message, cleaned, PROCESS_LINE_SOURCE, PROCESS_LINE_REASON)
+
+
+def unmatched_anothers_line(text: str, cleaned: str) -> tuple[int, str, str, str, int] | None:
+    """When nothing else told the paste: its last line (read from ``text``, the paste as given)
+    opens with another program's log header (``ANOTHERS_LOG_LINE``: glog's, SGLang's, LMCache's,
+    Rust's tracing, Ray's, Gloo's, a Python warning of another package's file): that program
+    wrote it, whatever its words; placed in ``cleaned``; not under vLLM's frame."""
+    line = ANSI.sub("", text[-LOG_HEADER_TAIL:]).rstrip().rsplit("\n", 1)[-1]
+    header = ANOTHERS_LOG_LINE.match(line)
+    if header is None:
+        return None
+    message = line[header.end():].strip()
+    if len(MESSAGE_WORD.findall(message)) < LINE_WORDS:
+        return None
+    return _line_placed(message, cleaned, ANOTHERS_LINE_SOURCE, ANOTHERS_LINE_REASON)
 
 
 def _on_anothers_log_line(cleaned: str, start: int) -> bool:

@@ -996,7 +996,8 @@
                        lineWords: rules.unmatched_line.line_words, shownChars: rules.unmatched_line.shown_chars,
                        vllmLogLineReason: rules.unmatched_line.vllm_log_line_reason, vllmLogLineSource: rules.unmatched_line.vllm_log_line_source,
                        vllmLogLineHead: rules.unmatched_line.vllm_log_line_head,
-                       processLineReason: rules.unmatched_line.process_line_reason, processLineSource: rules.unmatched_line.process_line_source },
+                       processLineReason: rules.unmatched_line.process_line_reason, processLineSource: rules.unmatched_line.process_line_source,
+                       anothersLineReason: rules.unmatched_line.anothers_line_reason, anothersLineSource: rules.unmatched_line.anothers_line_source },
       raiseAtTheEnd: pyRegex(patterns.raise_at_the_end),
       raiseTailChars: rules.raise_tail_chars,
       logHeader: pyRegex(patterns.log_header, "", "g"),
@@ -1592,14 +1593,25 @@
       const offset = Math.max(0, cleaned.length - this.rules.raiseTailChars);
       const found = this.rules.raiseAtTheEnd.exec(cleaned.slice(offset));
       if (found === null) return null;
-      const name = found[1].split(".");
-      const type = name[name.length - 1];
+      let type;
+      let where;
+      if (found[1] === undefined) {
+        // an assert's line: only one with a message (match.py: _assert_has_message)
+        if (!assertHasMessage(found[2])) return null;
+        type = "AssertionError";
+        where = offset + found.index + found[0].indexOf("\n") + 1;
+        while (cleaned[where] === " " || cleaned[where] === "\t") where++;
+      } else {
+        const name = found[1].split(".");
+        type = name[name.length - 1];
+        where = offset + found.index + found[0].indexOf("raise " + found[1]);
+      }
       // ... or a line after it that starts that type's name, cut (match.py)
-      if (found[2] !== undefined) {
-        const cut = found[2].split(".");
+      if (found[3] !== undefined) {
+        const cut = found[3].split(".");
         if (!type.startsWith(cut[cut.length - 1])) return null;
       }
-      return [offset + found.index + found[0].indexOf("raise " + found[1]), type];
+      return [where, type];
     }
 
     /** match.py own_types: the names of the exception types vLLM defines (not Python's). */
@@ -1744,6 +1756,21 @@
       if ((message.match(this.rules.messageWord) || []).length < u.lineWords || this.rules.exceptionLine.test(message)
           || message.endsWith(":")) return null;
       return this.linePlaced(message, cleaned, u.processLineSource, u.processLineReason);
+    }
+
+    /** match.py unmatched_anothers_line(): the paste's last line (read from raw) opens with another program's log
+     * header: that program wrote it; placed in cleaned; not under vLLM's frame. */
+    unmatchedAnothersLine(raw, cleaned) {
+      const tail = raw.slice(-this.rules.logHeaderTail).replace(this.rules.ansi, "").replace(PY_SPACE_TAIL, "");
+      const line = tail.slice(tail.lastIndexOf("\n") + 1);
+      const pattern = this.rules.anothersLogLine;
+      pattern.lastIndex = 0;
+      const header = pattern.exec(line);
+      if (header === null) return null;
+      const message = pyStrip(toSlots(line.slice(header[0].length)));
+      const u = this.rules.unmatchedLine;
+      if ((message.match(this.rules.messageWord) || []).length < u.lineWords) return null;
+      return this.linePlaced(message, cleaned, u.anothersLineSource, u.anothersLineReason);
     }
 
     /** match.py _logged_there(): the error log the paste's log header names, when one problem is logged there. */
@@ -1917,7 +1944,8 @@
       }
       if (foreign === null) {
         if (!best.length && raw !== undefined) best = this.loggedThere(raw);
-        if (!best.length) foreign = this.unmatchedLine(cleaned, last) || (raw !== undefined ? this.unmatchedVllmLogLine(raw, cleaned) || this.unmatchedProcessLine(raw, cleaned) : null);
+        if (!best.length) foreign = this.unmatchedLine(cleaned, last) || (raw !== undefined ? this.unmatchedVllmLogLine(raw, cleaned) || this.unmatchedProcessLine(raw, cleaned)
+        || this.unmatchedAnothersLine(raw, cleaned) : null);
       }
       if (foreign === null) {
         return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null, releases: this.releasesOf(cleaned, frames, best.slice(0, top)) };
@@ -2683,6 +2711,22 @@
   }
 
   /** _sentence_ends(): a sentence of the message ends after the chunk's first common characters, its stop left out or shown. */
+  /** match.py _assert_has_message(): a comma outside brackets and quotes after `assert`. */
+  function assertHasMessage(condition) {
+    let depth = 0;
+    let quote = "";
+    for (let i = 0; i < condition.length; i++) {
+      const char = condition[i];
+      if (quote) {
+        if (char === quote && condition[i - 1] !== "\\") quote = "";
+      } else if (char === "'" || char === '"') quote = char;
+      else if ("([{".includes(char)) depth += 1;
+      else if (")]}".includes(char)) depth -= 1;
+      else if (char === "," && depth === 0) return true;
+    }
+    return false;
+  }
+
   function sentenceEnds(chunk, common) {
     const alpha = (c) => /^\p{L}$/u.test(c) || c === ")" || c === "]"; // a word or a closing bracket before the stop (match.py)
     // ... or a number, where a word follows the stop ("8.0." of "8.0.your")
