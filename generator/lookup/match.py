@@ -365,7 +365,12 @@ def _inside_type_name(cleaned: str, start: int, end: int) -> bool:
     colon = line.find(":")
     if colon == -1 or end > line_start + colon + 1:  # the type's colon may come with it ("JSON decode error:")
         return False
-    return EXCEPTION_LINE.match(line.strip()) is not None
+    found = EXCEPTION_LINE.match(line.strip())
+    if found is not None and found.group(4) is not None:
+        # the repr form, "RuntimeError('Error in model execution (...): ...')": the type ends
+        # where its bracket opens, and a colon inside the quotes is the message's
+        return start < line_start + line.find("(")
+    return found is not None
 
 
 def _named_otherwise(cleaned: str, m: Match) -> bool:

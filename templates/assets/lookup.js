@@ -1507,7 +1507,10 @@
       const line = cleaned.slice(lineStart, lineEnd);
       const colon = line.indexOf(":");
       if (colon === -1 || end > lineStart + colon + 1) return false; // the type's colon may come with it
-      return this.rules.exceptionLine.test(pyStrip(line));
+      const found = this.rules.exceptionLine.exec(pyStrip(line));
+      // the repr form, SomeError('...'): the type ends where its bracket opens (match.py)
+      if (found !== null && found[4] !== undefined) return start < lineStart + line.indexOf("(");
+      return found !== null;
     }
 
     /** match.py _named_otherwise(): the paste names a type right before m's words that none of its problem's errors has. */
