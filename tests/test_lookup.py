@@ -265,6 +265,20 @@ def test_a_later_sentence_quoted_on_a_line_of_its_own_is_a_partial_match():
     assert top(m, "Smaller values produce incorrect output.") is None
 
 
+def test_a_quote_of_a_messages_opening_words_with_its_type_is_the_message_cut_there():
+    """"ValueError: Too large swap space." and "ValueError: Unsupported task: 'score'": the words that
+    open the message, whole, with its type before them, and the paste stops at a full stop or
+    after one value; not when words follow the value, nor without the type."""
+    m = tiny_matcher(("ValueError", "Too large swap space. {used} GiB out of the {total} GiB total CPU memory is allocated for the swap space."),
+                     ("ValueError", "Unsupported task: {task} Supported tasks: {supported}"),
+                     ("ValueError", "Model architectures {archs} are not supported for now. Supported architectures: {names}"))
+    assert top(m, "ValueError: Too large swap space.") == "e0"
+    assert top(m, "ValueError: Unsupported task: 'score'") == "e1"
+    assert top(m, "ValueError: Model architectures ['Qwen2'] failed to be inspected. please check") is None
+    assert top(m, "Too large swap space.") is None  # no type: a few words anyone may write
+    assert top(m, "KeyError: Unsupported task: 'score'") is None  # another type
+
+
 def test_short_templates_need_their_exception_or_a_line_of_their_own():
     m = tiny_matcher(("AssertionError", "NYI"))
     assert top(m, "AssertionError: NYI") == "e0"

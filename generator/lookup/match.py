@@ -60,6 +60,7 @@ PART_LEAST = 4  # squashed characters of a chunk's start or end that count when 
 TAIL = 400  # squashed characters before the paste's end within which a template may be cut short
 MIN_LITERAL = 12  # templates with less literal text need their exception name beside them
 MIN_MATCHED = 20  # a longer template must show at least this much of itself
+OPENING_LEAST = 13  # squashed characters of a message's opening words, shown whole with its type, that a quote cut after them needs
 LATER_LEAST = 40  # squashed characters of a later sentence quoted alone (_later_sentence)
 ELLIPSIS_LEAST = 10  # ... or this much, with its type beside it, where the paste says it was cut (below)
 # the paste's last word, at its very end (_cut_inside_word)
@@ -1292,7 +1293,15 @@ class Matcher:
                 # of its words ("ValueError: The decoder prompt (lengt"): a cut, not a message of its own
                 or truncated and max(b[1] for b in bounds if b is not None) >= len(flat)
                 and (VLLM_QUALIFIED.search(cleaned, cleaned.rfind("\n", 0, origin[begin]) + 1, origin[begin])
-                     or _cut_inside_word(cleaned, self.errors[entry.error].template)))):
+                     or _cut_inside_word(cleaned, self.errors[entry.error].template))
+                # ... or the paste ends after the words that open the message, whole, with its type
+                # before them, at the message's first value or a full stop ("ValueError: Too large
+                # swap space.", "ValueError: Unsupported task: 'score'"): a quote cut there
+                or truncated and first == 0 and not owners[0] and entry.holes
+                and sum(len(c) for c, o in zip(chunks, owners) if o == 0) >= OPENING_LEAST
+                and all(b is not None and b[1] - b[0] == len(c) for b, c, o in zip(bounds, chunks, owners) if o == 0)
+                and (open_value and _one_value_to_line_end(cleaned, origin[max(b[1] for b in bounds if b is not None) - 1] + 1)
+                     or max(b[1] for b in bounds if b is not None) >= len(flat)))):
             return None
         if entry.literal < MIN_LITERAL and not exception_beside:
             # a short message alone is only trusted as a whole line of the paste
@@ -1704,6 +1713,14 @@ def _release_of_version(version: str, revisions: list[str]) -> int:
         if key(revision) <= wanted:
             best = number
     return 1 << best if best is not None else 0
+
+
+def _one_value_to_line_end(text: str, position: int) -> bool:
+    """Whether what follows ``position`` on its line is one value, no words after it ("'score'",
+    "MistralCommonPixtralProcessor"; not "['Qwen2'] failed to be inspected")."""
+    end = text.find("\n", position)
+    rest = text[position : len(text) if end == -1 else end].strip()
+    return bool(rest) and not any(c.isspace() for c in rest)
 
 
 def _at_line_end(text: str, position: int) -> bool:

@@ -927,6 +927,7 @@
       minLiteral: rules.min_literal,
       minMatched: rules.min_matched,
       laterLeast: rules.later_least,
+      openingLeast: rules.opening_least,
       ellipsisLeast: rules.ellipsis_least,
       userCut: pyRegex(patterns.user_cut, "", "y"),
       vllmQualified: pyRegex(patterns.vllm_qualified),
@@ -2307,7 +2308,9 @@
         for (const b of bounds) if (b !== null && b[1] > shown) shown = b[1];
         const cutThere = (openValue && rules.userCut.test(cleaned))
           || (truncated && shown >= flat.length && (rules.vllmQualified.test(cleaned.slice(cleaned.lastIndexOf("\n", at - 1) + 1, at))
-              || cutInsideWord(cleaned, this.errors[entry.error].template, rules)));
+              || cutInsideWord(cleaned, this.errors[entry.error].template, rules)))
+          || (truncated && first === 0 && !owners[0] && entry.holes.length > 0 && openingShown(chunks, owners, bounds, rules)
+              && ((openValue && oneValueToLineEnd(cleaned, origin.get(shown - 1) + 1)) || shown >= flat.length));
         if (!(exceptionBeside && matched >= rules.ellipsisLeast && cutThere)) return null;
       }
       if (entry.literal < rules.minLiteral && !exceptionBeside) {
@@ -2714,6 +2717,24 @@
   }
 
   /** _sentence_ends(): a sentence of the message ends after the chunk's first common characters, its stop left out or shown. */
+  /** match.py _walk(): the message's opening words (its first literal segment), long enough and all found. */
+  function openingShown(chunks, owners, bounds, rules) {
+    let size = 0;
+    for (let i = 0; i < chunks.length; i++) {
+      if (owners[i] !== 0) continue;
+      if (bounds[i] === null || bounds[i][1] - bounds[i][0] !== chunks[i].length) return false; // each shown whole
+      size += chunks[i].length;
+    }
+    return size >= rules.openingLeast;
+  }
+
+  /** match.py _one_value_to_line_end(): what follows position on its line is one value, no words after it. */
+  function oneValueToLineEnd(text, position) {
+    const end = text.indexOf("\n", position);
+    const rest = pyStrip(text.slice(position, end === -1 ? text.length : end));
+    return rest.length > 0 && !PY_SPACE_RUN.test(rest);
+  }
+
   /** match.py _assert_has_message(): a comma outside brackets and quotes after `assert`. */
   function assertHasMessage(condition) {
     let depth = 0;
