@@ -274,6 +274,9 @@ def test_a_quote_of_a_messages_opening_words_with_its_type_is_the_message_cut_th
                      ("ValueError", "Model architectures {archs} are not supported for now. Supported architectures: {names}"))
     assert top(m, "ValueError: Too large swap space.") == "e0"
     assert top(m, "ValueError: Unsupported task: 'score'") == "e1"
+    (match,), _ = m.lookup("ValueError: Unsupported task: 'score'")
+    assert match.values == {"task": "'score'"}  # the value the paste stops after, whole in its quotes, fills its place
+    assert m.lookup("ValueError: Unsupported task: 'sco")[0][0].values == {}  # cut inside it: no value to fill a fix with
     assert top(m, "ValueError: Model architectures ['Qwen2'] failed to be inspected. please check") is None
     assert top(m, "Too large swap space.") is None  # no type: a few words anyone may write
     assert top(m, "KeyError: Unsupported task: 'score'") is None  # another type

@@ -1359,6 +1359,18 @@ class Matcher:
         if first == 0 and owners[0] > 0 and chunks[0][:1] == ":" and _after_exception_type(cleaned, origin[begin] + 1):
             return None  # its opening value would be the paste's exception type: "AssertionError: Expected ..., got 5" is no "{label}: expected {typ}, got {val}"
         values, spans = self._values(entry, bounds, origin, cleaned, entry.form or self.errors[entry.error].template)
+        if open_value:
+            # the paste stops inside the value after the last words it shows ("Unsupported task:
+            # 'score'"): that value, as far as it goes, fills its placeholder
+            last_found = max(i for i, b in enumerate(bounds) if b is not None)
+            owner = owners[last_found]
+            if (owner < len(entry.holes) and (last_found + 1 == len(chunks) or owners[last_found + 1] != owner)
+                    and bounds[last_found][1] - bounds[last_found][0] == len(chunks[last_found])):
+                after = origin[bounds[last_found][1] - 1] + 1
+                line_end = cleaned.find("\n", after)
+                shown = cleaned[after : len(cleaned) if line_end == -1 else line_end].strip()
+                if _closed_value(shown):  # a value cut by the paste's end ("blocks (12") is no value to fill a fix with
+                    values.setdefault(entry.holes[owner], shown[:MAX_VALUE_CHARS] + ELLIPSIS if len(shown) > MAX_VALUE_CHARS else shown)
         return Match(
             error=self.errors[entry.error],
             values=values,
@@ -1713,6 +1725,11 @@ def _release_of_version(version: str, revisions: list[str]) -> int:
         if key(revision) <= wanted:
             best = number
     return 1 << best if best is not None else 0
+
+
+def _closed_value(shown: str) -> bool:
+    """Whether a value is whole as shown: quoted, or in brackets, that close ("'score'", "['a', 'b']")."""
+    return len(shown) >= 2 and (shown[0] in "'\"`" and shown[-1] == shown[0] or shown[0] == "[" and shown[-1] == "]")
 
 
 def _one_value_to_line_end(text: str, position: int) -> bool:

@@ -2367,6 +2367,20 @@
       // match.py: an opening value that would be the paste's exception type ("AssertionError: Expected ..., got 5")
       if (first === 0 && owners[0] > 0 && entry.chunks[0][0] === ":" && this.afterExceptionType(cleaned, origin.get(begin) + 1)) return null;
       const [values, spans] = this.values(entry, bounds, origin, cleaned, entry.form || this.errors[entry.error].template);
+      if (openValue) {
+        // match.py: the paste stops inside the value after the last words it shows: that value fills its placeholder
+        let lastFound = -1;
+        bounds.forEach((b, i) => { if (b !== null) lastFound = i; });
+        const owner = owners[lastFound];
+        if (owner < entry.holes.length && (lastFound + 1 === chunks.length || owners[lastFound + 1] !== owner)
+            && bounds[lastFound][1] - bounds[lastFound][0] === chunks[lastFound].length) {
+          const after = origin.get(bounds[lastFound][1] - 1) + 1;
+          const lineEnd = cleaned.indexOf("\n", after);
+          const shown = pyStrip(cleaned.slice(after, lineEnd === -1 ? cleaned.length : lineEnd));
+          const name = entry.holes[owner];
+          if (closedValue(shown) && !values.has(name)) values.set(name, fromSlots(shown.length > rules.maxValueChars ? shown.slice(0, rules.maxValueChars) + rules.ellipsis : shown));
+        }
+      }
       return new Match(rules, this.errors[entry.error], {
         values,
         valueSpans: spans,
@@ -2726,6 +2740,11 @@
       size += chunks[i].length;
     }
     return size >= rules.openingLeast;
+  }
+
+  /** match.py _closed_value(): a value whole as shown: quoted, or in brackets, that close. */
+  function closedValue(shown) {
+    return shown.length >= 2 && (("'\"`".includes(shown[0]) && shown[shown.length - 1] === shown[0]) || (shown[0] === "[" && shown[shown.length - 1] === "]"));
   }
 
   /** match.py _one_value_to_line_end(): what follows position on its line is one value, no words after it. */
