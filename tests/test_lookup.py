@@ -251,6 +251,18 @@ def test_a_word_changed_in_the_first_words_still_matches_on_the_rest():
     assert top(m, "AssertionError: the tokenizer is not loaded in the current process") is None  # its first words are other
 
 
+def test_opening_words_with_their_last_word_left_out_before_a_value_still_match():
+    """"NVFP4 weight_scale for 'x' was never loaded" for "... for layer {name} was never loaded":
+    the anchor is the words after the value; the opening's start, a whole word of the paste on
+    the value's line, counts as found: partial, with the value. Not when a line lies between."""
+    m = tiny_matcher(("RuntimeError", "NVFP4 weight_scale for layer {name!r} was never loaded (still NaN). The checkpoint likely stores this layer as BF16."))
+    (match,), _ = m.lookup("RuntimeError: NVFP4 weight_scale for 'parallel_lm_head' was never loaded (still NaN)")
+    assert match.error.id == "e0" and match.verdict == "partial" and match.exception_agrees
+    assert match.values == {"name": "parallel_lm_head"}
+    assert top(m, "RuntimeError: NVFP4 weight_scale for\n'parallel_lm_head' was never loaded (still NaN)") is None
+    assert top(m, "RuntimeError: NVFP4 weight_scales 'parallel_lm_head' was never loaded (still NaN)") is None  # no word of the paste ends there
+
+
 def test_a_later_sentence_quoted_on_a_line_of_its_own_is_a_partial_match():
     """People quote the sentence that tells them what to do and leave out the message's opening:
     found from a sentence's start to the next value, on its own line, as partial; a sentence

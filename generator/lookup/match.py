@@ -1125,6 +1125,17 @@ class Matcher:
                 bounds[first - 1] = (lead[0], start)
                 matched += lead[1]
                 start = lead[0]
+        elif first == 1 and owners[0] != owners[1]:
+            # ... or the message's opening words before its first value, their last words left
+            # out ("NVFP4 weight_scale for 'x' was never loaded" for "NVFP4 weight_scale for layer
+            # {name} was never loaded"): their start, ending a word of the paste on the value's
+            # line, counts as found; what they lack stays missing, so the match is partial
+            lead = _opening_before_a_value(flat, start, chunks[0], origin, cleaned, self.errors[entry.error].template)
+            if lead is not None:
+                bounds[0] = (lead[0], lead[0] + lead[1])
+                matched += lead[1]
+                missing -= lead[1]
+                start = lead[0]
         slack = 0  # how far a chunk may be from where it is expected (after missing ones)
         value_before = False  # a hole's value lies before pos: the chunk after it was not found
         exception_beside = (flat[max(0, start - len(entry.exception) - 1) : start] == entry.exception + ":"
@@ -2355,6 +2366,25 @@ def _chunk_ends_at(flat: str, end: int, chunk: str) -> tuple[int, int] | None:
             if at != -1 and at + size < tail:
                 return at, size + len(chunk) - cut
         return None
+    return None
+
+
+def _opening_before_a_value(flat: str, anchor: int, chunk: str, origin: Origin, cleaned: str, template: str) -> tuple[int, int] | None:
+    """(where it starts, characters found): the longest start of ``chunk`` (2 × PART_LEAST
+    characters or more, but not all of it) before ``anchor``, ending a word of the paste, with
+    a value after it on the same line up to ``anchor``; None when there is none. Not where the
+    whole chunk stands (a walk from it judged those words), nor the template's capital word
+    written small after other words ("Previous response with 'x' not found")."""
+    for size in range(len(chunk) - 1, 2 * PART_LEAST - 1, -1):
+        at = flat.rfind(chunk[:size], max(0, anchor - TAIL - size), anchor)
+        if at == -1 or at + size >= anchor or flat.startswith(chunk, at):
+            continue
+        if _capital_lowered(cleaned, origin[at], template) and _mid_sentence(cleaned, origin[at]):
+            return None
+        after = origin[at + size - 1] + 1
+        if cleaned[after : after + 1] not in (" ", "\t") or "\n" in cleaned[after : origin[anchor]]:
+            continue
+        return at, size
     return None
 
 

@@ -2135,6 +2135,15 @@
           matched += lead[1];
           start = lead[0];
         }
+      } else if (first === 1 && owners[0] !== owners[1]) {
+        // match.py: or the message's opening words before its first value, their last words left out
+        const lead = openingBeforeAValue(flat, start, chunks[0], origin, cleaned, this.errors[entry.error].template, rules);
+        if (lead !== null) {
+          bounds[0] = [lead[0], lead[0] + lead[1]];
+          matched += lead[1];
+          missing -= lead[1];
+          start = lead[0];
+        }
       }
       let slack = 0;
       let valueBefore = false; // match.py: a hole's value lies before pos, the chunk after it not found
@@ -2597,6 +2606,21 @@
         if (at !== -1 && at + size < tail) return [at, size + chunk.length - cut];
       }
       return null;
+    }
+    return null;
+  }
+
+  /** match.py's _opening_before_a_value: [where it starts, characters found] of chunk's longest start before anchor, a value after it, or null. */
+  function openingBeforeAValue(flat, anchor, chunk, origin, cleaned, template, rules) {
+    for (let size = chunk.length - 1; size >= 2 * rules.partLeast; size--) {
+      const at = pyRfind(flat, chunk.slice(0, size), Math.max(0, anchor - rules.tail - size), anchor);
+      if (at === -1 || at + size >= anchor || flat.startsWith(chunk, at)) continue;
+      // match.py: nor the template's capital word written small after other words
+      if (capitalLowered(cleaned, origin.get(at), template) && midSentence(cleaned, origin.get(at))) return null;
+      const after = origin.get(at + size - 1) + 1;
+      const next = cleaned.slice(after, after + 1);
+      if ((next !== " " && next !== "\t") || cleaned.slice(after, origin.get(anchor)).includes("\n")) continue;
+      return [at, size];
     }
     return null;
   }
