@@ -294,6 +294,17 @@ def test_a_quote_of_a_messages_opening_words_with_its_type_is_the_message_cut_th
     assert top(m, "KeyError: Unsupported task: 'score'") is None  # another type
 
 
+def test_a_quoted_text_inside_the_messages_quotes_is_one_value():
+    """vLLM's "Worker failed with error '{result}'" around a KeyError's words reads
+    "''float8_e8m0fnu''": one value in doubled quotes, the paste cut after it, not an empty
+    value and other words; it fills its place less the template's own quotes."""
+    m = tiny_matcher(("RuntimeError", "Worker failed with error '{result}', please check the stack trace above for the root cause"),
+                     ("RuntimeError", "Worker failed"))
+    (first, *_), _ = m.lookup("[Bug][L40]: RuntimeError: Worker failed with error ''float8_e8m0fnu''")
+    assert first.error.id == "e0" and first.values == {"result": "'float8_e8m0fnu'"}
+    assert top(m, "RuntimeError: Worker failed with error 'x' in my own words") == "e1"  # a value closed, then other words
+
+
 def test_short_templates_need_their_exception_or_a_line_of_their_own():
     m = tiny_matcher(("AssertionError", "NYI"))
     assert top(m, "AssertionError: NYI") == "e0"
@@ -513,6 +524,27 @@ def test_a_paste_cut_at_an_asserts_line_is_that_assert_when_it_has_a_message():
     assert match.error.id == "e0" and match.frame
     assert top(m, frame + "    assert isinstance(kv_cache_spec, AttentionSpec)") is None  # no message: not the catalog's
     assert top(m, frame + '    assert x == "a, b"') is None  # the comma is inside a string
+
+
+def test_a_raise_shown_above_the_error_it_was_raised_from_is_the_answer():
+    """A JSON log's "message" above its "exc_info", or logger.exception's message above its
+    traceback: vLLM's ImportError first, then the ModuleNotFoundError raised in the same
+    function, then Python's words that it caused the next exception. vLLM's error is the
+    answer, the foreign one its cause; not when the foreign error was raised elsewhere."""
+    template = "Please install bitsandbytes>=0.45.0 via `pip install bitsandbytes>=0.45.0` to use bitsandbytes quantizer."
+    errors = [LookupError_("e0", "ImportError", template, "ImportError: Please install bitsandbytes", "", ["v1"],
+                           [{"path": "vllm/model_executor/layers/quantization/bitsandbytes.py", "line": 162,
+                             "function": "BitsAndBytesLinearMethod.__init__"}])]
+    m = Matcher(errors, [[template]])
+    frame = '  File "/x/site-packages/vllm/model_executor/layers/quantization/bitsandbytes.py", line 157, in __init__\n'
+    paste = ('{"message": "' + template + '", "exc_info": "Traceback (most recent call last):\\n' + frame.replace("\n", "\\n").replace('"', '\\"')
+             + "    import bitsandbytes\\nModuleNotFoundError: No module named 'bitsandbytes'\\n\\nThe above exception was the direct cause of "
+             + 'the following exception:\\n\\nTraceback (most recent call last):\\n  File \\"/x/vllm/engine/llm_engine.py\\", line 82, in __init__"}')
+    matches, foreign = m.lookup(paste)
+    assert [x.error.id for x in matches] == ["e0"] and foreign["id"] == "python-missing-module" and foreign["role"] == "cause"
+    elsewhere = paste.replace("quantization/bitsandbytes.py", "quantization/other.py")
+    matches, foreign = m.lookup(elsewhere)
+    assert matches == [] and foreign["id"] == "python-missing-module" and foreign["role"] == "answer"
 
 
 def test_the_raising_frame_names_a_message_another_release_worded_otherwise_or_not_shown_yet():

@@ -159,6 +159,7 @@ def rules() -> dict:
             "ends_in_a_value": _source(match.ENDS_IN_A_VALUE),
             "frame": _source(foreign.FRAME),
             "frame_tail": _source(match.FRAME_TAIL),
+            "chained": _source(match.CHAINED),
             "notebook_frame": _source(foreign.NOTEBOOK_FRAME),
             "site_package": _source(foreign.SITE_PACKAGE),
             "qualified_exception": _source(foreign.QUALIFIED_EXCEPTION),

@@ -854,7 +854,7 @@ class Matcher:
         # A foreign error that vLLM only warned about ("Failed to import from vllm._C:
         # ImportError(...)") did not stop it: an error logged after it is a failure of its own.
         warned = any(m.error.kind == "log" and m.error.exception.upper() == "WARNING" and quotes_it(m) for m in ranked)
-        kept = [m for m in ranked if m.frame or quotes_it(m) or (
+        kept = [m for m in ranked if m.frame or quotes_it(m) or self._raised_from_it(m, cleaned, at, line_end) or (
                 not WRAPPER.search(m.error.template) and m.start > line_end
                 and (m.error.kind != "log" or warned and m.error.exception.upper() in ("ERROR", "CRITICAL")))]
         # A log line that quotes it is listed, but the foreign error stays the answer: a log
@@ -865,6 +865,23 @@ class Matcher:
         info["role"] = "cause" if not retyped and any((m.error.kind != "log" or warned and m.start > line_end)
                                       and not (REPORTS_ABOVE.search(m.error.template) and line_end <= m.start) for m in kept) else "answer"
         return kept[:top], info
+
+    def _raised_from_it(self, m: Match, cleaned: str, at: int, line_end: int) -> bool:
+        """Whether vLLM's raise ``m``, shown whole above the foreign error, was raised from it:
+        the foreign error's innermost frame is in a function of vLLM's that raises ``m``'s
+        problem, and Python says right after it that it caused another exception. A JSON
+        log's "message" above its "exc_info" ("Please install bitsandbytes>=0.45.0 ...", then
+        "ModuleNotFoundError: No module named 'bitsandbytes'", then "The above exception was the
+        direct cause of the following exception:"), or logger.exception's message above its
+        traceback, shows them in that order."""
+        if m.error.kind == "log" or m.score < SURE or m.end > at or not CHAINED.match(cleaned, line_end):
+            return False
+        frame = innermost_frame(cleaned, at)
+        path = _vllm_relative(frame.group(1)) if frame is not None and frame.start() >= m.end else None
+        if path is None:
+            return False
+        problem = self.groups.get(m.error.id, m.error.id)
+        return any(self.groups.get(self.errors[n].id, self.errors[n].id) == problem for n in self.by_location.get((path, frame.group(3)), ()))
 
     def _logged_there(self, text: str) -> list[Match]:
         """When nothing else told the paste: the error log its lines' header names ("ERROR 06-10
@@ -1381,6 +1398,9 @@ class Matcher:
                 line_end = cleaned.find("\n", after)
                 shown = cleaned[after : len(cleaned) if line_end == -1 else line_end].strip()
                 if _closed_value(shown):  # a value cut by the paste's end ("blocks (12") is no value to fill a fix with
+                    quote = split_template(entry.form or self.errors[entry.error].template)[0][owner].rstrip()[-1:]
+                    if quote and shown[0] == quote:
+                        shown = shown[1:-1]  # in the template's own quotes ("error '{result}'"): the value is inside them
                     values.setdefault(entry.holes[owner], shown[:MAX_VALUE_CHARS] + ELLIPSIS if len(shown) > MAX_VALUE_CHARS else shown)
         return Match(
             error=self.errors[entry.error],
@@ -1534,6 +1554,10 @@ VLLM_LOG_LINE_HEAD = 40  # of the message's characters, found again in the clean
 # The paste's last line: a process's name, then a sentence with no log header (foreign.PROCESS_LINE_REASON)
 PROCESS_LINE = re.compile(r"\((?:[\w.:-]+\s+)+pid=\d+(?:,\s*ip=[\w.:]+)?\)[ \t]+(?!(?:DEBUG|INFO|WARNING|ERROR|CRITICAL|Traceback)\b)"
                           r"([A-Z][a-z]*(?:[ \t]+[^\s(=:][^\n]*)?)[ \t]*$")
+
+# Python's words, right after an exception, that it caused the next one (raise ... from, or an
+# exception raised while handling it)
+CHAINED = re.compile(r"\s*(?:The above exception was the direct cause of the following exception|During handling of the above exception, another exception occurred):")
 
 # A traceback frame's end ('File "x.py", line 3, in f' less the path): found also when a
 # match starts inside the frame's path
@@ -2296,7 +2320,7 @@ def _quoted_value_end(text: str, position: int) -> int | None:
     end = text.find("\n", position)
     line = text[position : len(text) if end == -1 else end]
     start = len(line) - len(line.lstrip(" \t"))
-    return position + line.find(CLOSING_QUOTE[line[start]], start + 1) + 1
+    return position + start + _quote_closes(line[start:]) + 1
 
 
 def _closed_value_goes_on(text: str, position: int) -> bool:
@@ -2306,9 +2330,19 @@ def _closed_value_goes_on(text: str, position: int) -> bool:
     rest = text[position : len(text) if end == -1 else end].lstrip(" \t")
     if not rest or rest[0] not in CLOSING_QUOTE:
         return False
-    close = rest.find(CLOSING_QUOTE[rest[0]], 1)
+    close = _quote_closes(rest)
     after = rest[close + 1 :].lstrip(" \t") if close != -1 else ""
     return after[:1].isascii() and after[:1].isalnum()
+
+
+def _quote_closes(quoted: str) -> int:
+    """Where the quote that opens ``quoted`` closes, or -1. A quote doubled closes doubled: a
+    quoted text inside vLLM's quotes ("''float8_e8m0fnu''", a KeyError's words in "Worker failed
+    with error '{result}'") is one value, not an empty one and words."""
+    quote = quoted[0]
+    if quoted[1:2] == quote and (close := quoted.find(CLOSING_QUOTE[quote] * 2, 2)) != -1:
+        return close + 1
+    return quoted.find(CLOSING_QUOTE[quote], 1)
 
 
 def _in_order(line: str, chunks: list[str], owners: list[int]) -> list[int] | None:

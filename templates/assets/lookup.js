@@ -974,6 +974,7 @@
       frame: pyRegex(patterns.frame, "", "g"),
       frameOnce: pyRegex(patterns.frame),
       frameTail: pyRegex(patterns.frame_tail),
+      chained: pyRegex(patterns.chained, "", "y"),
       notebookFrame: pyRegex(patterns.notebook_frame, "", "g"),
       sitePackage: pyRegex(patterns.site_package, "", "g"),
       qualifiedException: pyRegex(patterns.qualified_exception),
@@ -1698,6 +1699,24 @@
       return [found[1], u.source, u.reason, u.id, found[0]];
     }
 
+    /** match.py _raised_from_it(): vLLM's raise m, shown whole above the foreign error, was raised from it. */
+    raisedFromIt(m, cleaned, at, lineEnd) {
+      if (m.error.kind === "log" || m.score < this.rules.sure || m.end > at) return false;
+      const chained = this.rules.chained;
+      chained.lastIndex = lineEnd;
+      if (!chained.test(cleaned)) return false;
+      let frame = null;
+      for (const f of cleaned.slice(0, at).matchAll(this.rules.frame)) frame = f;
+      if (frame === null || frame.index < m.end) return false;
+      const path = fromSlots(frame[1]).replace(/\\/g, "/");
+      const i = path.lastIndexOf("/vllm/");
+      const relative = i !== -1 ? path.slice(i + 1) : path.startsWith("vllm/") ? path : null;
+      if (relative === null) return false;
+      const problemOf = (id) => (this.groups.has(id) ? this.groups.get(id) : id);
+      const problem = problemOf(m.error.id);
+      return (this.byLocation.get(relative + "\u0000" + fromSlots(frame[3])) || []).some((n) => problemOf(this.errors[n].id) === problem);
+    }
+
     /** foreign.py foreign_call(): vLLM's innermost frame calls another package on a line that is no raise. */
     foreignCall(cleaned, last) {
       const raising = this.raisingFrame(cleaned, last);
@@ -1974,6 +1993,7 @@
         (m) =>
           m.frame ||
           quotesIt(m) ||
+          this.raisedFromIt(m, cleaned, at, lineEnd) ||
           (!rules.wrapper.test(m.error.template) &&
             m.start > lineEnd &&
             (m.error.kind !== "log" || (warned && ["ERROR", "CRITICAL"].includes(m.error.exception.toUpperCase())))),
@@ -2385,9 +2405,14 @@
             && bounds[lastFound][1] - bounds[lastFound][0] === chunks[lastFound].length) {
           const after = origin.get(bounds[lastFound][1] - 1) + 1;
           const lineEnd = cleaned.indexOf("\n", after);
-          const shown = pyStrip(cleaned.slice(after, lineEnd === -1 ? cleaned.length : lineEnd));
+          let shown = pyStrip(cleaned.slice(after, lineEnd === -1 ? cleaned.length : lineEnd));
           const name = entry.holes[owner];
-          if (closedValue(shown) && !values.has(name)) values.set(name, fromSlots(shown.length > rules.maxValueChars ? shown.slice(0, rules.maxValueChars) + rules.ellipsis : shown));
+          if (closedValue(shown) && !values.has(name)) {
+            // match.py: in the template's own quotes ("error '{result}'"), the value is inside them
+            const quote = pyStrip("x" + splitTemplate(toSlots(entry.form || this.errors[entry.error].template))[0][owner]).slice(-1);
+            if (quote !== "x" && shown[0] === quote) shown = shown.slice(1, -1);
+            values.set(name, fromSlots(shown.length > rules.maxValueChars ? shown.slice(0, rules.maxValueChars) + rules.ellipsis : shown));
+          }
         }
       }
       return new Match(rules, this.errors[entry.error], {
@@ -3027,14 +3052,24 @@
     const end = text.indexOf("\n", position);
     const line = text.slice(position, end === -1 ? text.length : end);
     const start = line.length - line.replace(/^[ \t]+/, "").length;
-    return position + line.indexOf(rules.closingQuote[line[start]], start + 1) + 1;
+    return position + start + quoteCloses(line.slice(start), rules) + 1;
+  }
+
+  /** match.py's _quote_closes: where the quote that opens quoted closes (a doubled one doubled), or -1. */
+  function quoteCloses(quoted, rules) {
+    const quote = quoted[0];
+    if (quoted.slice(1, 2) === quote) {
+      const close = quoted.indexOf(rules.closingQuote[quote].repeat(2), 2);
+      if (close !== -1) return close + 1;
+    }
+    return quoted.indexOf(rules.closingQuote[quote], 1);
   }
 
   function closedValueGoesOn(text, position, rules) {
     const end = text.indexOf("\n", position);
     const rest = text.slice(position, end === -1 ? text.length : end).replace(/^[ \t]+/, "");
     if (!rest || !Object.prototype.hasOwnProperty.call(rules.closingQuote, rest[0])) return false;
-    const close = rest.indexOf(rules.closingQuote[rest[0]], 1);
+    const close = quoteCloses(rest, rules);
     const after = close !== -1 ? rest.slice(close + 1).replace(/^[ \t]+/, "") : "";
     return /^[A-Za-z0-9]/.test(after);
   }
