@@ -277,6 +277,20 @@ def test_a_later_sentence_quoted_on_a_line_of_its_own_is_a_partial_match():
     assert top(m, "Smaller values produce incorrect output.") is None
 
 
+def test_words_quoted_from_inside_a_message_are_a_partial_match():
+    """A title quotes a long run of the message's words from inside it, whole between double
+    quotes or backticks: partial, the words it leaves out missing; not a short run, nor words
+    that go on past the message's in the quote, nor the same words unquoted in a sentence."""
+    m = tiny_matcher(("WARNING", "The following fields were present in the request but ignored: {fields}", "log"))
+    title = 'Change "following fields were present in the request but ignored" log from warn to debug'
+    (match,), _ = m.lookup(title)
+    assert match.error.id == "e0" and match.verdict == "partial"
+    assert top(m, title.replace('"', "\u201c", 1).replace('"', "\u201d", 1)) == "e0"
+    assert top(m, 'Change "fields were present in the request" log') is None  # too few words to tell
+    assert top(m, 'Change "following fields were present in the request but ignored by me" log') is None
+    assert top(m, "Change following fields were present in the request but ignored log from warn to debug") is None
+
+
 def test_a_quote_of_a_messages_opening_words_with_its_type_is_the_message_cut_there():
     """"ValueError: Too large swap space." and "ValueError: Unsupported task: 'score'": the words that
     open the message, whole, with its type before them, and the paste stops at a full stop or

@@ -160,6 +160,7 @@ def rules() -> dict:
             "frame": _source(foreign.FRAME),
             "frame_tail": _source(match.FRAME_TAIL),
             "chained": _source(match.CHAINED),
+            "quoted_part": _source(match.QUOTED_PART),
             "notebook_frame": _source(foreign.NOTEBOOK_FRAME),
             "site_package": _source(foreign.SITE_PACKAGE),
             "qualified_exception": _source(foreign.QUALIFIED_EXCEPTION),

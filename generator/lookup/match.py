@@ -61,7 +61,7 @@ TAIL = 400  # squashed characters before the paste's end within which a template
 MIN_LITERAL = 12  # templates with less literal text need their exception name beside them
 MIN_MATCHED = 20  # a longer template must show at least this much of itself
 OPENING_LEAST = 13  # squashed characters of a message's opening words, shown whole with its type, that a quote cut after them needs
-LATER_LEAST = 40  # squashed characters of a later sentence quoted alone (_later_sentence)
+LATER_LEAST = 40  # squashed characters of a later sentence quoted alone (_later_sentence), or of words quoted from inside it (_quoted_part)
 ELLIPSIS_LEAST = 10  # ... or this much, with its type beside it, where the paste says it was cut (below)
 # the paste's last word, at its very end (_cut_inside_word)
 PASTE_ENDS_IN_A_WORD = re.compile(r"([A-Za-z0-9]+)[ \t\r\n]*\Z")
@@ -91,9 +91,11 @@ PYTHONS_OWN = re.compile(r"""^(?:module )?(?:\{[^}]*\}|['"\s.])*(?:object )?has 
 # ... and a line of the paste in Python's own words, where a vLLM template only begins like it
 # ("module 'trl.scripts.vllm_serve' has no attribute 'X'" is not vLLM's "Module '{path}' has no
 # attribute '{name}' (speculative_config.model=...)" cut short): Python writes "module" in lower case
-# (Python 3.10 and later add a suggestion: "... has no attribute 'TPUMemorySpace'. Did you mean: 'MemorySpace'?")
+# (Python 3.10 and later add a suggestion: "... has no attribute 'TPUMemorySpace'. Did you mean: 'MemorySpace'?");
+# and Python's "f() argument after ** must be a mapping, not tuple" is no "`{key}` must be a mapping"
 PYTHON_WROTE = re.compile(r"""(?:module |type object )?'[^'\n]*' (?:object )?has no attribute '[^'\n]*'(?:\.(?:[ \t]*Did you mean: '[^'\n]*'\?)?)?[ \t]*$"""
-                          r"""|No module named '[^'\n]*'[ \t]*$""", re.M)
+                          r"""|No module named '[^'\n]*'[ \t]*$"""
+                          r"""|(?<=argument after \*\* )must be a mapping, not \w+[ \t]*$""", re.M)
 # A vLLM message's text before its first value, at least this long, found again on the
 # foreign error's line makes that line a copy of the message (quotes_it).
 QUOTE_HEAD = 12
@@ -691,6 +693,7 @@ class Matcher:
         cleaned = clean_paste(text)
         self._cleaned = (text, cleaned)  # releases_of asks for the same paste next: clean it once
         self._typed: bool | None = None  # _as_typed(), read only when a title's rule needs it
+        self._quoted: list[tuple[int, int, str]] | None = None  # _quoted_part(): read once, when a message needs it
         flat, origin = squash(cleaned)
         if not flat:
             return [], None
@@ -1043,6 +1046,31 @@ class Matcher:
                     or self._first_sentence_without_stop(entry, flat, origin, cleaned, last))
         if best is None and entry.literal >= LATER_LEAST + MIN_MATCHED:
             best = self._later_sentence(entry, flat, origin, cleaned, last)
+        if best is None and entry.literal >= LATER_LEAST:
+            best = self._quoted_part(entry, cleaned, last)
+        return best
+
+    def _quoted_part(self, entry: Entry, cleaned: str, last) -> Match | None:
+        """The paste quotes words from inside the message, in double quotes or backticks, whole
+        between them ('Change "following fields were present in the request but ignored" log
+        from warn to debug'): a long run of one of its literal segments (LATER_LEAST squashed
+        characters or more) is a partial match; the rest of the message counts as missing."""
+        if self._quoted is None:
+            self._quoted = [(found.start(1), found.end(1), squash_text(found.group(1))) for found in QUOTED_PART.finditer(cleaned)]
+            self._quoted = [part for part in self._quoted if len(part[2]) >= LATER_LEAST]
+        best: Match | None = None
+        for start, end, part in self._quoted:
+            for segment in range(len(entry.holes) + 1):
+                if part in "".join(c for c, owner in zip(entry.chunks, entry.segment_of) if owner == segment):
+                    if best is None or len(part) > best.matched:
+                        in_last = last is not None and start >= last[0]
+                        best = Match(error=self.errors[entry.error], values={}, start=start, end=end, matched=len(part),
+                                     # partial: the words it leaves out, and never fewer than a near match lacks
+                                     missing=max(entry.literal - len(part), int(len(part) * (1 - SURE) / SURE) + 1),
+                                     coverage=len(part) / entry.literal,
+                                     exception_agrees=in_last and last[1].lower() == entry.exception, in_last=in_last,
+                                     form=entry.form)
+                    break
         return best
 
     def _later_sentence(self, entry: Entry, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
@@ -1558,6 +1586,9 @@ PROCESS_LINE = re.compile(r"\((?:[\w.:-]+\s+)+pid=\d+(?:,\s*ip=[\w.:]+)?\)[ \t]+
 # Python's words, right after an exception, that it caused the next one (raise ... from, or an
 # exception raised while handling it)
 CHAINED = re.compile(r"\s*(?:The above exception was the direct cause of the following exception|During handling of the above exception, another exception occurred):")
+
+# Words quoted on one line in double quotes (straight or curly) or backticks (_quoted_part)
+QUOTED_PART = re.compile('["\u201c`]([^"\u201c\u201d`\n]+)["\u201d`]')
 
 # A traceback frame's end ('File "x.py", line 3, in f' less the path): found also when a
 # match starts inside the frame's path

@@ -975,6 +975,7 @@
       frameOnce: pyRegex(patterns.frame),
       frameTail: pyRegex(patterns.frame_tail),
       chained: pyRegex(patterns.chained, "", "y"),
+      quotedPart: pyRegex(patterns.quoted_part, "", "g"),
       notebookFrame: pyRegex(patterns.notebook_frame, "", "g"),
       sitePackage: pyRegex(patterns.site_package, "", "g"),
       qualifiedException: pyRegex(patterns.qualified_exception),
@@ -1827,6 +1828,7 @@
       if (top === undefined) top = 5;
       this.raw = raw === undefined ? fromSlots(cleaned) : raw; // match.py: the paste as given (_as_typed)
       this.typed = null; // match.py _as_typed(): read only when a title's rule needs it
+      this.quoted = null; // match.py _quoted_part(): the quoted words, read once, when a message needs them
       const rules = this.rules;
       const [flat, origin] = squash(cleaned, rules);
       if (!flat) return { matches: [], not_vllm: null, releases: null };
@@ -2030,6 +2032,46 @@
       }
       if (best === null && entry.literal >= this.rules.laterLeast + this.rules.minMatched) {
         best = this.laterSentence(entry, flat, origin, cleaned, last);
+      }
+      if (best === null && entry.literal >= this.rules.laterLeast) {
+        best = this.quotedPart(entry, cleaned, last);
+      }
+      return best;
+    }
+
+    /** match.py _quoted_part(): words quoted from inside the message, whole between double quotes or backticks: partial. */
+    quotedPart(entry, cleaned, last) {
+      const rules = this.rules;
+      if (this.quoted === null) {
+        this.quoted = [];
+        for (const found of cleaned.matchAll(rules.quotedPart)) {
+          const part = squashText(found[1], rules);
+          if (part.length >= rules.laterLeast) this.quoted.push([found.index + 1, found.index + 1 + found[1].length, part]);
+        }
+      }
+      let best = null;
+      for (const [start, end, part] of this.quoted) {
+        for (let segment = 0; segment <= entry.holes.length; segment++) {
+          let text = "";
+          for (let i = 0; i < entry.chunks.length; i++) if (entry.segmentOf[i] === segment) text += entry.chunks[i];
+          if (!text.includes(part)) continue;
+          if (best === null || part.length > best.matched) {
+            const inLast = last !== null && start >= last[0];
+            best = new Match(rules, this.errors[entry.error], {
+              values: new Map(),
+              start,
+              end,
+              matched: part.length,
+              // match.py: partial, the words it leaves out and never fewer than a near match lacks
+              missing: Math.max(entry.literal - part.length, Math.floor(part.length * (1 - rules.sure) / rules.sure) + 1),
+              coverage: part.length / entry.literal,
+              exceptionAgrees: inLast && lowerSlots(last[1]) === entry.exception,
+              inLast,
+              form: entry.form,
+            });
+          }
+          break;
+        }
       }
       return best;
     }
