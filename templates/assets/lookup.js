@@ -1239,9 +1239,7 @@
       let paths = 0;
       let mask = everything;
       for (const [raw] of frames) {
-        const path = raw.replace(/\\/g, "/");
-        const at = path.lastIndexOf("/vllm/");
-        const relative = at !== -1 ? path.slice(at + 1) : path.startsWith("vllm/") ? path : null;
+        const relative = vllmRelative(raw);
         if (relative !== null && this.paths.has(relative)) {
           mask &= BigInt(this.paths.get(relative));
           paths += 1;
@@ -1709,9 +1707,7 @@
       let frame = null;
       for (const f of cleaned.slice(0, at).matchAll(this.rules.frame)) frame = f;
       if (frame === null || frame.index < m.end) return false;
-      const path = fromSlots(frame[1]).replace(/\\/g, "/");
-      const i = path.lastIndexOf("/vllm/");
-      const relative = i !== -1 ? path.slice(i + 1) : path.startsWith("vllm/") ? path : null;
+      const relative = vllmRelative(fromSlots(frame[1]));
       if (relative === null) return false;
       const problemOf = (id) => (this.groups.has(id) ? this.groups.get(id) : id);
       const problem = problemOf(m.error.id);
@@ -2451,8 +2447,8 @@
           const name = entry.holes[owner];
           if (closedValue(shown) && !values.has(name)) {
             // match.py: in the template's own quotes ("error '{result}'"), the value is inside them
-            const quote = pyStrip("x" + splitTemplate(toSlots(entry.form || this.errors[entry.error].template))[0][owner]).slice(-1);
-            if (quote !== "x" && shown[0] === quote) shown = shown.slice(1, -1);
+            const quote = splitTemplate(toSlots(entry.form || this.errors[entry.error].template))[0][owner].replace(PY_SPACE_TAIL, "").slice(-1);
+            if (quote && shown[0] === quote) shown = shown.slice(1, -1);
             values.set(name, fromSlots(shown.length > rules.maxValueChars ? shown.slice(0, rules.maxValueChars) + rules.ellipsis : shown));
           }
         }
@@ -2675,6 +2671,13 @@
       return null;
     }
     return null;
+  }
+
+  /** match.py's _vllm_relative: a frame's path from its vllm/ on, or null when it is not in a vllm package. */
+  function vllmRelative(raw) {
+    const path = raw.replace(/\\/g, "/");
+    const at = path.lastIndexOf("/vllm/");
+    return at !== -1 ? path.slice(at + 1) : path.startsWith("vllm/") ? path : null;
   }
 
   /** match.py's _opening_before_a_value: [where it starts, characters found] of chunk's longest start before anchor, a value after it, or null. */
