@@ -119,13 +119,19 @@ def alive(pid: int) -> bool:
 
 
 def processes(marker: str | None = None, uid: int | None = None) -> list[int]:
-    """Live processes of this machine whose command line holds ``marker`` or whose real uid is ``uid``."""
+    """Live processes of this machine with ``marker`` as one whole argument of their command line,
+    or whose real uid is ``uid``.
+
+    A whole argument, not a substring: other processes' command lines hold long random numbers
+    (Chromium's children, alive all session for the browser tests, share a 20-digit
+    ``--field-trial-handle``), and one held "31418" once, failing a test that had leaked nothing.
+    """
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) == os.getpid():
             continue
         try:
-            if marker is not None and marker.encode() not in Path(f"/proc/{name}/cmdline").read_bytes():
+            if marker is not None and marker.encode() not in Path(f"/proc/{name}/cmdline").read_bytes().split(b"\0"):
                 continue
             if uid is not None:
                 status = Path(f"/proc/{name}/status").read_text()
