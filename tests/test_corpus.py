@@ -75,6 +75,22 @@ def test_a_message_a_helper_returns_is_the_errors_other_form_and_keeps_its_id(co
     assert any(v.startswith("Marlin does not support group_size = {group_size}.") for v in site["variants"])
 
 
+def test_a_message_built_by_a_helper_call_and_an_asserted_exception_keep_their_ids(corpus_scan):
+    """v0.33.0's ``raise ValueError(_make_log_unsupported(backend, reason))`` (the helper nested in
+    select_fp8_moe_backend) and v0.6.0's ``assert is_cpu(), RuntimeError("...")``: each keeps the
+    id its call template hashes to, and the text it really reports is its other form."""
+    (fp8,) = [e for e in corpus_scan("v0.33.0")["errors"] if e["id"] == "285a643bd594dcfa"]
+    assert fp8["template"] == "{_make_log_unsupported(backend, reason)}"
+    assert fp8["sites"][0]["variants"] == [
+        "FP8 MoE backend {backend.value} does not support the deployment configuration since {reason}.",
+        "FP8 MoE backend '{backend.value}' does not support the deployment configuration.",
+    ]
+    sdpa = [e for e in corpus_scan("v0.6.0")["errors"]
+            if e["template"].startswith('{RuntimeError("Torch SDPA backend is only used')]
+    assert [e["id"] for e in sdpa] == ["6312459552d9f52d"]
+    assert sdpa[0]["sites"][0]["variants"] == ["Torch SDPA backend is only used for the CPU device."]
+
+
 def test_the_jit_monitor_warning_is_shown_filled_and_keeps_its_published_id(corpus_scan):
     """v0.33.0's ``logger.warning(message, *args)`` in jit_monitor.py: each ``%s`` is one of
     ``args``, and the id stays the one the curated entry and the pastes are labelled with."""

@@ -197,6 +197,43 @@ def test_a_message_that_a_function_of_the_file_returns():
     assert site("def why():\n    return 3\ndef f():\n    reason = why()\n    raise RuntimeError(reason)\n").variants == []
 
 
+
+def test_a_message_that_is_a_call_to_a_function_of_the_file():
+    """``raise ValueError(_unsupported(backend, reason))``: what the helper returns (a nested
+    helper too, and through a name it assigns once) are the message's other forms; the template
+    stays the call, so the id does not change."""
+    s = site(
+        """
+        def select(backend, reason):
+            def _unsupported(backend, reason):
+                base = f"MoE backend '{backend.value}' does not support the deployment configuration"
+                return f"{base} since {reason}." if reason else f"{base}."
+
+            def _return_or_raise(backend):
+                raise ValueError(_unsupported(backend, reason))
+        """
+    )
+    assert s.template == "{_unsupported(backend, reason)}"
+    assert s.variants == [
+        "MoE backend '{backend.value}' does not support the deployment configuration since {reason}.",
+        "MoE backend '{backend.value}' does not support the deployment configuration.",
+    ]
+    # a name assigned twice stays a hole; a call to a parameter, or to what the file does not define, adds nothing
+    assert site("def why(x):\n    m = 'a'\n    m = 'b'\n    return f'{m} no {x}'\ndef f():\n    raise E(why(1))\n").variants == [
+        "{m} no {x}"]
+    assert site("def f(why):\n    raise ValueError(why(1))\n").variants == []
+    assert site("from x import why\ndef f():\n    raise ValueError(why(1))\n").variants == []
+
+
+def test_an_assert_whose_message_is_an_exception_reports_its_text():
+    """``assert is_cpu(), RuntimeError("...")`` fails with AssertionError: ... (the exception's
+    text): that text is the other form of a template that stays the constructor call."""
+    s = site('def f():\n    assert is_cpu(), RuntimeError(\n        "Torch SDPA backend is only used for the CPU device.")\n')
+    assert s.template == '{RuntimeError("Torch SDPA backend is only used for the CPU device.")}'
+    assert s.variants == ["Torch SDPA backend is only used for the CPU device."]
+    assert site("def f():\n    assert ok, ValueError(f'bad {x}')\n").variants == ["bad {x}"]
+
+
 # --- what is and is not a site -------------------------------------------------------
 
 

@@ -174,9 +174,13 @@ def join_lines(text: str) -> str | None:
 class TemplateBuilder:
     """Turns a message expression into its template variants."""
 
-    def __init__(self, source: SourceText, lookup: Lookup, spread: bool = True):
+    def __init__(self, source: SourceText, lookup: Lookup, spread: bool = True, inline_holes: bool = False):
         self.source = source
         self.lookup = lookup
+        # An f-string's name inlines only a literal string, as ids were first published; a
+        # template with holes of its own too where what is built is never hashed (the
+        # strings a helper returns, which are other forms of a message only).
+        self.inline_holes = inline_holes
         # ``message % args`` with several conversions: ``args`` must be a tuple, so it
         # spreads as ``{args[0]}``, ``{args[1]}``, ... The scanner first filled only the
         # first conversion; ``spread=False`` builds that form, which published ids hash.
@@ -279,7 +283,7 @@ class TemplateBuilder:
         if node is None:
             return None
         found = self.lookup(node)
-        if found and len(found) == 1 and not any(isinstance(p, Hole) for p in found[0]):
+        if found and len(found) == 1 and (self.inline_holes or not any(isinstance(p, Hole) for p in found[0])):
             return found[0]
         return None
 

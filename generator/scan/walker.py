@@ -19,6 +19,7 @@ import re
 import textwrap
 import tokenize
 import io
+from collections import Counter
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Iterator
@@ -173,6 +174,9 @@ class Walker:
         self.exception_variables: dict[tuple[str, str], Located] = {}
         # the file's module-level functions by name (the last `def` of a name binds it)
         self.module_functions: dict[str, Located] = {}
+        # functions defined inside a function, by (the enclosing function, name): always in the
+        # piece of the function they are in, so no shared name
+        self.nested_functions: dict[tuple[str, str], Located] = {}
         self._returned: dict[tuple[int, int | None], list[list[Template]]] = {}  # returned_strings, by (def, size)
 
     # --- entry ---------------------------------------------------------------------
@@ -290,6 +294,8 @@ class Walker:
 
     def on_function(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> None:
         name = stmt.name if scope.function == "<module>" else f"{scope.function}.{stmt.name}"
+        if scope.function != "<module>" and scope.function.rsplit(".", 1)[-1] != scope.class_name:
+            self.nested_functions[(scope.function, stmt.name)] = Located(stmt, self.source)  # not a method
         args = stmt.args
         params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
         params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
@@ -352,16 +358,29 @@ class Walker:
             else:
                 slots = []
             if any(slots):
-                returned = self.returned_strings(value.func.id, len(slots) if isinstance(target, (ast.Tuple, ast.List)) else None)
+                returned = self.returned_strings(value.func.id, len(slots) if isinstance(target, (ast.Tuple, ast.List)) else None,
+                                                 scope)
                 for name, forms in zip(slots, returned or ()):
                     if name is not None and forms:
                         state[name] = [(Hole(name),), *forms][:MAX_VARIANTS]
         return state
 
-    def returned_strings(self, function: str, size: int | None) -> list[list[Template]] | None:
-        """The strings a module-level function of the file returns: whole (``size`` None), or
-        at each place of the tuples of ``size`` it returns. Its own names are unknown (holes)."""
-        found = self.module_function(function)
+    def function_named(self, name: str, scope: Scope) -> Located | None:
+        """The function a bare ``name(...)`` in ``scope`` calls, when this file defines it: one
+        defined in an enclosing function (innermost first), else a module-level one."""
+        function = scope.function
+        while function != "<module>":
+            found = self.nested_functions.get((function, name))
+            if found is not None:
+                return found
+            function = function.rpartition(".")[0] or "<module>"
+        return self.module_function(name)
+
+    def returned_strings(self, function: str, size: int | None, scope: Scope = MODULE) -> list[list[Template]] | None:
+        """The strings a function of the file returns: whole (``size`` None), or at each place
+        of the tuples of ``size`` it returns. Its own names are unknown (holes), but for a
+        name its body assigns once, at its top level, from a string (``base = f"..."``)."""
+        found = self.function_named(function, scope)
         if found is None:
             return None
         key = (id(found.node), size)
@@ -372,7 +391,13 @@ class Walker:
         bound = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a is not None}
         bound |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         inner = Scope(node.name, None, params=frozenset(bound))
-        builder = TemplateBuilder(found.source, lambda n: self.lookup(n, inner, {}), spread=False)
+        local: State = {}
+        builder = TemplateBuilder(found.source, lambda n: self.lookup(n, inner, local), spread=False, inline_holes=True)
+        stores = Counter(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        for stmt in node.body:
+            if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                    and stores[stmt.targets[0].id] == 1 and builder.is_stringish(stmt.value)):
+                local[stmt.targets[0].id] = builder.build(stmt.value)
         forms: list[list[Template]] = [[] for _ in range(size or 1)]
         for returned in returned_values(node):
             if size is None:
@@ -488,6 +513,7 @@ class Walker:
                 holes = holes + filled
             if first_read != template:
                 id_template = first_read
+            variants += [v for v in self.call_forms(message, scope, state, message_source) if v != template and v not in variants]
         if kind in ("log", "response", "message") and not has_words(template):
             return  # `logger.error(e)`, `create_error_response(str(e))`: nothing of its own to say
         guard_stmt = scope.guards[-1].statement if scope.guards and own_guard else None
@@ -513,6 +539,25 @@ class Walker:
                 id_template=id_template,
             )
         )
+
+    def call_forms(self, message: ast.expr, scope: Scope, state: State, source: SourceText | None) -> list[str]:
+        """What a message that is a call says, as other forms of its template (which, and so
+        the id, stays the call): the strings a function of this file returns
+        (``raise ValueError(_make_log_unsupported(backend, reason))``), or an exception's own
+        message given to an assert (``assert ok, RuntimeError("...")`` reports "...")."""
+        if not self.strings or not isinstance(message, ast.Call):
+            return []
+        func = message.func
+        name = _exception_name(func)
+        if name and _is_exception_class(name.rsplit(".", 1)[-1]):
+            argument = _message_argument(message)
+            if argument is None:
+                return []
+            return [render(t) for t in self.builder(scope, state, source).build(argument) if has_words(render(t))]
+        if isinstance(func, ast.Name) and func.id not in state and func.id not in scope.params:
+            returned = self.returned_strings(func.id, None, scope)
+            return [render(t) for t in (returned or [[]])[0] if has_words(render(t))]
+        return []
 
     # --- names -----------------------------------------------------------------------
 
