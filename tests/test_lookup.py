@@ -561,6 +561,31 @@ def test_a_raise_shown_above_the_error_it_was_raised_from_is_the_answer():
     assert matches == [] and foreign["id"] == "python-missing-module" and foreign["role"] == "answer"
 
 
+
+def test_a_python_exception_that_another_programs_log_line_reports_is_vllms_raise():
+    """Triton's vLLM backend logs the raise it caught after glog's header ("E0919 ...
+    backend_model.cc:692] "ERROR: Failed to create instance: ValueError: ..."): the message after
+    the exception's type is vLLM's when vLLM raises it with that type; not after another type,
+    nor as a line of that program's own words."""
+    m = tiny_matcher(("ValueError", "Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your {gpu_name} GPU {compute_str}."))
+    line = ('E0919 14:14:30.488397 108294 backend_model.cc:692] "ERROR: Failed to create instance: {}Bfloat16 is only supported on GPUs '
+            'with compute capability of at least 8.0. Your Tesla V100-SXM2-32GB GPU has compute capability 7.0.')
+    assert top(m, line.format("ValueError: ")) == "e0"
+    assert top(m, line.format("RuntimeError: ")) is None
+    assert top(m, line.format("")) is None
+
+
+def test_a_weak_foreign_error_below_vllms_report_logged_above_its_traceback_is_the_answer():
+    """"EngineCore encountered a fatal error." (logger.exception's line, its traceback below) says
+    nothing of the cause: the bare assert the traceback ends on is the answer, as if nothing had
+    matched; the report stays the answer when the traceback ends on nothing another rule tells."""
+    m = tiny_matcher(("ERROR", "EngineCore encountered a fatal error.", "log"))
+    report = "(EngineCore_DP0 pid=9182) ERROR 11-30 08:21:36 [core.py:720] EngineCore encountered a fatal error.\nTraceback (most recent call last):\n"
+    frame = '  File "/x/vllm/v1/core/sched/scheduler.py", line 977, in update_from_output\n'
+    matches, foreign = m.lookup(report + frame + "    assert not prompt_logprobs_tensors\nAssertionError\n")
+    assert matches == [] and foreign["id"] == "python-error-in-code" and foreign["role"] == "answer"
+    assert top(m, report + frame + "    self.step()\n") == "e0"
+
 def test_the_raising_frame_names_a_message_another_release_worded_otherwise_or_not_shown_yet():
     template = ("Failed to load the tokenizer. If the tokenizer is a custom tokenizer not yet available in the "
                 "HuggingFace transformers library, consider setting `trust_remote_code=True`.")

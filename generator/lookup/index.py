@@ -63,6 +63,7 @@ def rules() -> dict:
         "min_literal": match.MIN_LITERAL,
         "min_matched": match.MIN_MATCHED,
         "later_least": match.LATER_LEAST,
+        "quoted_least": match.QUOTED_LEAST,
         "opening_least": match.OPENING_LEAST,
         "pydantic_value_errors": list(match.PYDANTIC_VALUE_ERRORS),
         "ellipsis_least": match.ELLIPSIS_LEAST,

@@ -61,7 +61,8 @@ TAIL = 400  # squashed characters before the paste's end within which a template
 MIN_LITERAL = 12  # templates with less literal text need their exception name beside them
 MIN_MATCHED = 20  # a longer template must show at least this much of itself
 OPENING_LEAST = 13  # squashed characters of a message's opening words, shown whole with its type, that a quote cut after them needs
-LATER_LEAST = 40  # squashed characters of a later sentence quoted alone (_later_sentence), or of words quoted from inside it (_quoted_part)
+LATER_LEAST = 40  # squashed characters of a later sentence quoted alone (_later_sentence)
+QUOTED_LEAST = 33  # squashed characters of words quoted from inside a message (_quoted_part): the quotes mark them
 ELLIPSIS_LEAST = 10  # ... or this much, with its type beside it, where the paste says it was cut (below)
 # the paste's last word, at its very end (_cut_inside_word)
 PASTE_ENDS_IN_A_WORD = re.compile(r"([A-Za-z0-9]+)[ \t\r\n]*\Z")
@@ -742,7 +743,7 @@ class Matcher:
         found = [m for m in results.values() if not (m.error.kind == "log" and _after_exception_type(cleaned, m.start))
                  and (m.frame or not PYTHONS_OWN.match(m.error.template))
                  and (m.frame or not PYTHON_WROTE.match(cleaned, m.start))
-                 and (m.frame or not _on_anothers_log_line(cleaned, m.start))
+                 and (m.frame or not _on_anothers_log_line(cleaned, m.start, _raised_type(m.error)))
                  and (m.frame or m.error.kind != "log" or not _in_a_response_body(cleaned, m.start))]
         # A message that starts inside the words of another message the paste shows whole is a
         # reading of those words: "Possibly too large swap space. 4.00 GiB out of ..." is the
@@ -797,7 +798,12 @@ class Matcher:
         # words (SGLang's), told as if nothing had matched.
         retyped = bool(ranked) and all(m.verdict != "exact" and not m.frame and _named_otherwise(cleaned, m) for m in ranked)
         quiet = not ranked or warned_only or retyped
-        foreign = not_vllm(cleaned, quiet, self.foreign) or (
+        # vLLM's report of a failure logged above its traceback ("EngineCore encountered a fatal
+        # error.", logger.exception's line) says nothing of the cause: the error the traceback
+        # ends on is told by every foreign rule, the weak ones too (an assert without a message).
+        reported_above = last is not None and bool(ranked) and all(
+            not m.frame and m.error.kind == "log" and WRAPPER.search(m.error.template) and m.end <= last[0] for m in ranked)
+        foreign = not_vllm(cleaned, quiet or reported_above, self.foreign) or (
             foreign_frame(frames) or foreign_exception_type(cleaned, last) or foreign_call(cleaned, last)
             or unmatched_exception(cleaned, last, self.own_types) or raise_vllm_never_wrote(cleaned, last, self._may_raise_in)
             if quiet else None)
@@ -1046,18 +1052,18 @@ class Matcher:
                     or self._first_sentence_without_stop(entry, flat, origin, cleaned, last))
         if best is None and entry.literal >= LATER_LEAST + MIN_MATCHED:
             best = self._later_sentence(entry, flat, origin, cleaned, last)
-        if best is None and entry.literal >= LATER_LEAST:
+        if best is None and entry.literal >= QUOTED_LEAST:
             best = self._quoted_part(entry, cleaned, last)
         return best
 
     def _quoted_part(self, entry: Entry, cleaned: str, last) -> Match | None:
         """The paste quotes words from inside the message, in double quotes or backticks, whole
         between them ('Change "following fields were present in the request but ignored" log
-        from warn to debug'): a long run of one of its literal segments (LATER_LEAST squashed
+        from warn to debug'): a long run of one of its literal segments (QUOTED_LEAST squashed
         characters or more) is a partial match; the rest of the message counts as missing."""
         if self._quoted is None:
             self._quoted = [(found.start(1), found.end(1), squash_text(found.group(1))) for found in QUOTED_PART.finditer(cleaned)]
-            self._quoted = [part for part in self._quoted if len(part[2]) >= LATER_LEAST]
+            self._quoted = [part for part in self._quoted if len(part[2]) >= QUOTED_LEAST]
         best: Match | None = None
         for start, end, part in self._quoted:
             for segment in range(len(entry.holes) + 1):
@@ -1741,10 +1747,21 @@ def unmatched_anothers_line(text: str, cleaned: str) -> tuple[int, str, str, str
     return _line_placed(message, cleaned, ANOTHERS_LINE_SOURCE, ANOTHERS_LINE_REASON)
 
 
-def _on_anothers_log_line(cleaned: str, start: int) -> bool:
-    """Whether ``start`` lies after the header of a line another program logged."""
+def _on_anothers_log_line(cleaned: str, start: int, exception: str | None = None) -> bool:
+    """Whether ``start`` lies after the header of a line another program logged, but for the
+    message of a Python exception ``exception`` that the program reports ("E0919 ...
+    backend_model.cc:692] "ERROR: Failed to create instance: ValueError: Bfloat16 is only
+    supported ...": Triton's vLLM backend shows the raise it caught)."""
     header = ANOTHERS_LOG_LINE.match(cleaned, cleaned.rfind("\n", 0, start) + 1)
-    return header is not None and header.end() <= start
+    if header is None or header.end() > start:
+        return False
+    return exception is None or not cleaned[header.end():start].rstrip(" \t").endswith(exception + ":")
+
+
+def _raised_type(error) -> str | None:
+    """The exception an error raises, as Python names it in a report (its last dotted part);
+    None for what vLLM logs or returns."""
+    return error.exception.rsplit(".", 1)[-1] if error.kind in ("raise", "assert") else None
 
 
 def _vllm_relative(path: str) -> str | None:

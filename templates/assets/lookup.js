@@ -927,6 +927,7 @@
       minLiteral: rules.min_literal,
       minMatched: rules.min_matched,
       laterLeast: rules.later_least,
+      quotedLeast: rules.quoted_least,
       openingLeast: rules.opening_least,
       ellipsisLeast: rules.ellipsis_least,
       userCut: pyRegex(patterns.user_cut, "", "y"),
@@ -1881,7 +1882,7 @@
         (m) => !(m.error.kind === "log" && this.afterExceptionType(cleaned, m.start)) && (m.frame || !this.rules.pythonsOwn.test(m.error.template))
           // match.py PYTHON_WROTE: a line of the paste in Python's own words ("module 'x' has no attribute 'y'")
           && (m.frame || !pythonWrote(cleaned, m.start, this.rules))
-          && (m.frame || !onAnothersLogLine(cleaned, m.start, this.rules))
+          && (m.frame || !onAnothersLogLine(cleaned, m.start, this.rules, m.error))
           // match.py _in_a_response_body(): a client's error body holds no line vLLM logged
           && (m.frame || m.error.kind !== "log" || !inAResponseBody(cleaned, m.start, this.rules)),
       );
@@ -1951,7 +1952,11 @@
       // another program's copy of the words, told as if nothing had matched
       const retyped = best.length > 0 && best.every((m) => m.verdict !== "exact" && !m.frame && this.namedOtherwise(cleaned, m));
       const quiet = !best.length || warnedOnly || retyped;
-      let foreign = this.notVllm(cleaned, quiet) || (quiet ? this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last) || this.unmatchedException(cleaned, last)
+      // match.py reported_above: vLLM's report of a failure logged above its traceback says
+      // nothing of the cause: the weak foreign rules tell the error the traceback ends on too
+      const reportedAbove = last !== null && best.length > 0 && best.every(
+        (m) => !m.frame && m.error.kind === "log" && rules.wrapper.test(m.error.template) && m.end <= last[0]);
+      let foreign = this.notVllm(cleaned, quiet || reportedAbove) || (quiet ? this.foreignFrame(frames) || this.foreignExceptionType(cleaned, last) || this.foreignCall(cleaned, last) || this.unmatchedException(cleaned, last)
         || this.raiseVllmNeverWrote(cleaned, last) : null);
       // match.py: vLLM only reported a failure whose root cause lies above: an exception above
       // the report, told as not vLLM's as if nothing had matched, is the failure
@@ -2029,7 +2034,7 @@
       if (best === null && entry.literal >= this.rules.laterLeast + this.rules.minMatched) {
         best = this.laterSentence(entry, flat, origin, cleaned, last);
       }
-      if (best === null && entry.literal >= this.rules.laterLeast) {
+      if (best === null && entry.literal >= this.rules.quotedLeast) {
         best = this.quotedPart(entry, cleaned, last);
       }
       return best;
@@ -2042,7 +2047,7 @@
         this.quoted = [];
         for (const found of cleaned.matchAll(rules.quotedPart)) {
           const part = squashText(found[1], rules);
-          if (part.length >= rules.laterLeast) this.quoted.push([found.index + 1, found.index + 1 + found[1].length, part]);
+          if (part.length >= rules.quotedLeast) this.quoted.push([found.index + 1, found.index + 1 + found[1].length, part]);
         }
       }
       let best = null;
@@ -2582,12 +2587,15 @@
     return found !== null && found.index === 0;
   }
 
-  /** _on_anothers_log_line(): whether start lies after the header of a line another program logged. */
-  function onAnothersLogLine(cleaned, start, rules) {
+  /** _on_anothers_log_line(): whether start lies after the header of a line another program logged,
+   * but for the message of a Python exception of the error's type that the program reports. */
+  function onAnothersLogLine(cleaned, start, rules, error) {
     const pattern = rules.anothersLogLine;
     pattern.lastIndex = start > 0 ? cleaned.lastIndexOf("\n", start - 1) + 1 : 0;
     const header = pattern.exec(cleaned);
-    return header !== null && header.index + header[0].length <= start;
+    if (header === null || header.index + header[0].length > start) return false;
+    if (error.kind !== "raise" && error.kind !== "assert") return true;
+    return !cleaned.slice(header.index + header[0].length, start).replace(/[ \t]+$/, "").endsWith(error.exception.split(".").pop() + ":");
   }
 
   /** match.py _literal_words(): a template's literal parts, words only, one space apart (cut once per template). */
