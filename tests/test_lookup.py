@@ -575,6 +575,18 @@ def test_a_python_exception_that_another_programs_log_line_reports_is_vllms_rais
     assert top(m, line.format("")) is None
 
 
+
+def test_the_words_that_open_another_python_loggers_line_are_its_own():
+    """Python logging's default header of another package ("ERROR:lightrag:Failed to process
+    document ...") opens a line of that program's words, not vLLM's "Failed to process {operation}:
+    {e}"; a vLLM message it quotes after words of its own is vLLM's, and a vllm logger's line in
+    that format is vLLM's line."""
+    m = tiny_matcher(("RuntimeError", "Failed to process {operation}: {e}"),
+                     ("ValueError", "The decoder prompt (length {n}) is longer than the maximum model length of {m}."))
+    assert top(m, "ERROR:lightrag:Failed to process document doc-1: index 0 is out of bounds for axis 0 with size 0") is None
+    assert top(m, "ERROR:app.services:Request failed: The decoder prompt (length 9000) is longer than the maximum model length of 8192.") == "e1"
+    assert top(m, "ERROR:vllm.engine:Failed to process document doc-1: boom") == "e0"
+
 def test_a_weak_foreign_error_below_vllms_report_logged_above_its_traceback_is_the_answer():
     """"EngineCore encountered a fatal error." (logger.exception's line, its traceback below) says
     nothing of the cause: the bare assert the traceback ends on is the answer, as if nothing had

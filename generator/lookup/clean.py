@@ -53,7 +53,9 @@ LINE_PREFIXES = [
     # a timestamp; in a container runtime's own log files (CRI) its stream and tag follow:
     # "2025-06-05T16:30:08.123456789Z stderr F "
     re.compile(r"^\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s*(?:(?:stdout|stderr) [FP] )?(?:[|-]\s*)?"),
-    re.compile(r"^\s*(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:"),  # logging's default format
+    # logging's default format, for vLLM's own loggers ("WARNING:vllm.config:..."); another
+    # package's ("ERROR:lightrag:...") stays, to tell its line apart (match.ANOTHERS_LOG_LINE)
+    re.compile(r"^\s*(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):(?=[Vv][Ll][Ll][Mm]\b)[\w.]+:"),
     re.compile(r"^\s*>\s?"),  # a quoted reply on GitHub
 ]
 

@@ -191,6 +191,7 @@ def rules() -> dict:
             "hole": _source(match.HOLE),
             "python_wrote": _source(match.PYTHON_WROTE),
             "anothers_log_line": _source(match.ANOTHERS_LOG_LINE),
+            "py_logger_line": _source(match.PY_LOGGER_LINE),
         },
     }
 

@@ -1650,6 +1650,13 @@ def _assert_has_message(condition: str) -> bool:
     return False
 
 
+# Python logging's default header of another package's logger ("ERROR:lightrag:", "ERROR:root:"):
+# the words that open its line are that program's own, but what it quotes after them may be
+# vLLM's ("ERROR:app.asr:Failed to load Qwen3-ASR model: <vLLM's message>", a client's "OpenAI API
+# call failed: Error code: 400 - {...}"), unlike a native library's line
+PY_LOGGER_HEADER = r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):(?![Vv][Ll][Ll][Mm]\b)[A-Za-z_][\w.]*:"
+PY_LOGGER_LINE = re.compile(r"[ \t]*" + PY_LOGGER_HEADER)
+
 # The header of a line that another program logged: a native (C++) library, glog's "E0904
 # 21:29:13.607991 31963 client.cpp:1112] ", c10's "[E1204 11:18:17.728425480 ProcessGroupNCCL.cpp:616] ",
 # and Go's klog, the same header ("E1031 06:10:27.243634 1 zmq_client.go:214] "); or SGLang, whose
@@ -1665,6 +1672,10 @@ ANOTHERS_LOG_LINE = re.compile(r"[ \t]*(?:\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)
                                # (Dynamo's frontend, goose; cleaning drops the time): a module path no
                                # Python logger writes
                                r"|(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z[ \t]+)?(?:ERROR|WARN|INFO|DEBUG|TRACE)[ \t]+(?:\w+(?:\{[^}\n]*\})?:[ \t]*)*?\w+(?:::\w+)+:[ \t]"
+                               # Python logging's default format, "ERROR:lightrag:Failed to process ...":
+                               # another package's logger (vLLM's own lines carry vLLM's header, or
+                               # name a vllm logger in this format); see PY_LOGGER_HEADER
+                               r"|" + PY_LOGGER_HEADER +
                                # Python's own warning of a file that is not vLLM's: warnings.warn prints
                                # "path:line: Category: message" (vLLM logs its warnings; its catalog
                                # holds no warnings.warn)
@@ -1752,9 +1763,12 @@ def _on_anothers_log_line(cleaned: str, start: int, exception: str | None = None
     message of a Python exception ``exception`` that the program reports ("E0919 ...
     backend_model.cc:692] "ERROR: Failed to create instance: ValueError: Bfloat16 is only
     supported ...": Triton's vLLM backend shows the raise it caught)."""
-    header = ANOTHERS_LOG_LINE.match(cleaned, cleaned.rfind("\n", 0, start) + 1)
+    line_start = cleaned.rfind("\n", 0, start) + 1
+    header = ANOTHERS_LOG_LINE.match(cleaned, line_start)
     if header is None or header.end() > start:
         return False
+    if PY_LOGGER_LINE.match(cleaned, line_start) and cleaned[header.end():start].strip(" \t"):
+        return False  # a Python logger's line quotes it after words of its own
     return exception is None or not cleaned[header.end():start].rstrip(" \t").endswith(exception + ":")
 
 

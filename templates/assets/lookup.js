@@ -894,6 +894,7 @@
       shownCr: pyRegex(patterns.shown_cr, "", "g"),
       dockerJsonLog: pyRegex(patterns.docker_json_log, "", "g"),
       anothersLogLine: pyRegex(patterns.anothers_log_line, "", "y"),
+      pyLoggerLine: pyRegex(patterns.py_logger_line, "", "y"),
       flatException: pyRegex(patterns.flat_exception, "", "g"),
       flatAccessRecord: pyRegex(patterns.flat_access_record, "", "g"),
       raiseCode: pyRegex(patterns.raise_code, "", "y"),
@@ -2594,6 +2595,9 @@
     pattern.lastIndex = start > 0 ? cleaned.lastIndexOf("\n", start - 1) + 1 : 0;
     const header = pattern.exec(cleaned);
     if (header === null || header.index + header[0].length > start) return false;
+    // a Python logger's line quotes it after words of its own
+    rules.pyLoggerLine.lastIndex = header.index;
+    if (rules.pyLoggerLine.exec(cleaned) !== null && cleaned.slice(header.index + header[0].length, start).replace(/[ \t]/g, "") !== "") return false;
     if (error.kind !== "raise" && error.kind !== "assert") return true;
     return !cleaned.slice(header.index + header[0].length, start).replace(/[ \t]+$/, "").endsWith(error.exception.split(".").pop() + ":");
   }
