@@ -576,6 +576,20 @@ def test_a_python_exception_that_another_programs_log_line_reports_is_vllms_rais
 
 
 
+
+def test_a_paste_that_is_only_one_of_vllms_exception_types_names_its_errors():
+    """An issue's title that is only "vllm.engine.async_llm_engine.AsyncEngineDeadError" (or
+    "[Bug]: EngineDeadError"): the errors raised with that type, partial; not a type of Python's
+    own, nor a type no release raises, nor the type with words after it."""
+    m = tiny_matcher(("AsyncEngineDeadError", "Background loop has errored already."),
+                     ("ValueError", "Background loop is stopped."))
+    (match,), _ = m.lookup("vllm.engine.async_llm_engine.AsyncEngineDeadError")
+    assert match.error.id == "e0" and match.verdict == "partial"
+    assert top(m, "[Bug]: AsyncEngineDeadError") == "e0"
+    assert top(m, "ValueError") is None
+    assert top(m, "[Bug]: SomeOtherError") is None
+    assert top(m, "AsyncEngineDeadError when serving two models") is None
+
 def test_the_words_that_open_another_python_loggers_line_are_its_own():
     """Python logging's default header of another package ("ERROR:lightrag:Failed to process
     document ...") opens a line of that program's words, not vLLM's "Failed to process {operation}:

@@ -192,6 +192,7 @@ def rules() -> dict:
             "python_wrote": _source(match.PYTHON_WROTE),
             "anothers_log_line": _source(match.ANOTHERS_LOG_LINE),
             "py_logger_line": _source(match.PY_LOGGER_LINE),
+            "type_alone": _source(match.TYPE_ALONE),
         },
     }
 

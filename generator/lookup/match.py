@@ -732,6 +732,8 @@ class Matcher:
             if previous is None or found.rank_key > previous.rank_key:
                 results[self.entries[number].error] = found
         self._frame_bonus(results, frames, last, cleaned)
+        if not results:
+            self._type_alone(results, cleaned)
         # A vLLM message worded as Python's own ("'X' object has no attribute 'y'", "No module
         # named 'z'") is vLLM's only when the traceback shows its raise: Python writes it everywhere.
         # A logged message is no exception's message: "RuntimeError: Failed to load the tokenizer"
@@ -1513,6 +1515,22 @@ class Matcher:
         return (path not in self.paths or (path, function) in self.by_location
                 or function in self.functions_before.get(path, ()))
 
+    def _type_alone(self, results: dict[int, Match], cleaned: str) -> None:
+        """A paste that is only the name of an exception type vLLM defines, bare or dotted, maybe
+        after an issue title's tags ("vllm.engine.async_llm_engine.AsyncEngineDeadError"): the
+        errors raised with that type, as partial matches (the newest release's first)."""
+        found = TYPE_ALONE.match(cleaned.strip())
+        if found is None or found.group(1) not in self._own_type_names:
+            return
+        for number, error in enumerate(self.errors):
+            if error.kind in ("raise", "assert", "message") and error.exception.rsplit(".", 1)[-1] == found.group(1):
+                results[number] = Match(error=error, values={}, start=found.start(1), end=found.end(1), in_last=True, frame=True,
+                                        exception_agrees=True)
+
+    @functools.cached_property
+    def _own_type_names(self) -> frozenset[str]:
+        return frozenset(name.rsplit(".", 1)[-1] for name in self.own_types)
+
     def _frame_bonus(self, results: dict[int, Match], frames, last, cleaned: str) -> None:
         """The innermost frame of the last traceback names the raising file and function."""
         at_the_end = False
@@ -1649,6 +1667,10 @@ def _assert_has_message(condition: str) -> bool:
             return True
     return False
 
+
+# A paste that is only an exception type's name, bare or dotted from vllm, maybe quoted or after
+# an issue title's tags ("[Bug]: vllm.engine.async_llm_engine.AsyncEngineDeadError")
+TYPE_ALONE = re.compile(r"^(?:" + ISSUE_TAGS + r":?[ \t]*)?[`'\"]?(?:vllm(?:\.\w+)*\.)?([A-Z]\w*(?:Error|Exception))[`'\"]?[ \t.:]*$")
 
 # Python logging's default header of another package's logger ("ERROR:lightrag:", "ERROR:root:"):
 # the words that open its line are that program's own, but what it quotes after them may be

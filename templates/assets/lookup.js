@@ -895,6 +895,7 @@
       dockerJsonLog: pyRegex(patterns.docker_json_log, "", "g"),
       anothersLogLine: pyRegex(patterns.anothers_log_line, "", "y"),
       pyLoggerLine: pyRegex(patterns.py_logger_line, "", "y"),
+      typeAlone: pyRegex(patterns.type_alone),
       flatException: pyRegex(patterns.flat_exception, "", "g"),
       flatAccessRecord: pyRegex(patterns.flat_access_record, "", "g"),
       raiseCode: pyRegex(patterns.raise_code, "", "y"),
@@ -1877,6 +1878,7 @@
         if (previous === undefined || compareTuples(found.rankKey, previous.rankKey) > 0) results.set(error, found);
       }
       this.frameBonus(results, frames, last, cleaned);
+      if (results.size === 0) this.typeAlone(results, cleaned);
       // a logged message is no exception's message (match.py: _after_exception_type)
       // ... nor is a line that another program logged (match.py: _on_anothers_log_line)
       const readable = Array.from(results.values()).filter(
@@ -2519,6 +2521,20 @@
         if (text && !values.has(entry.holes[count - 1])) values.set(entry.holes[count - 1], fromSlots(cap(text)));
       }
       return [values, spans];
+    }
+
+    /** match.py _type_alone(): a paste that is only the name of an exception type vLLM defines. */
+    typeAlone(results, cleaned) {
+      const found = this.rules.typeAlone.exec(cleaned.trim());
+      if (found === null) return;
+      if (this.ownTypeLasts === undefined) this.ownTypeLasts = new Set([...this.ownTypeNames()].map((name) => name.split(".").pop()));
+      if (!this.ownTypeLasts.has(found[1])) return;
+      const start = found.index + found[0].indexOf(found[1]);
+      this.errors.forEach((error, number) => {
+        if (["raise", "assert", "message"].includes(error.kind) && error.exception.split(".").pop() === found[1]) {
+          results.set(number, new Match(this.rules, error, { start, end: start + found[1].length, inLast: true, frame: true, exceptionAgrees: true }));
+        }
+      });
     }
 
     frameBonus(results, frames, last, cleaned) {
