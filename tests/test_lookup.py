@@ -584,7 +584,8 @@ def test_a_paste_that_is_only_one_of_vllms_exception_types_names_its_errors():
     m = tiny_matcher(("AsyncEngineDeadError", "Background loop has errored already."),
                      ("ValueError", "Background loop is stopped."))
     (match,), _ = m.lookup("vllm.engine.async_llm_engine.AsyncEngineDeadError")
-    assert match.error.id == "e0" and match.verdict == "partial"
+    assert match.error.id == "e0" and match.verdict == "partial" and match.to_json()["type_only"] is True
+    assert "type_only" not in m.lookup("AsyncEngineDeadError: Background loop has errored already.")[0][0].to_json()
     assert top(m, "[Bug]: AsyncEngineDeadError") == "e0"
     assert top(m, "ValueError") is None
     assert top(m, "[Bug]: SomeOtherError") is None

@@ -163,7 +163,8 @@ def describe(matcher, matches: list, foreign: dict | None, releases: dict | None
         current = data["current"]
         partial = data["verdict"] != "exact"
         # nothing of the message's words in the paste: its raise's frame or its log header named it
-        why = "the message may have been reworded" if data["coverage"] else "found where vLLM raises or logs it, not by its words"
+        why = ("only its exception type is shown, which vLLM raises with other messages too" if data.get("type_only")
+               else "the message may have been reworded" if data["coverage"] else "found where vLLM raises or logs it, not by its words")
         lines.append(f"{rank}. {data['title']}" + (f"  (partial: {why})" if partial else ""))
         entry = data.get("entry")
         if entry:

@@ -217,6 +217,7 @@ class Match:
     also: list[LookupError_] = field(default_factory=list)  # the problem's other ids, in other releases
     form: str = ""  # the other form of the error's message that matched (its main template: "")
     worded_as: list[LookupError_] = field(default_factory=list)  # the problem's other errors the paste matches as well
+    type_only: bool = False  # the paste is only the exception's type (_type_alone)
 
     @property
     def score(self) -> float:
@@ -272,6 +273,8 @@ class Match:
                         "sites": [{"path": s["path"], "line": s["line"]} for s in current.sites]},
             "also": [{"id": a.id, "versions": a.versions} for a in self.also],
             "entry": current.entry and {**current.entry, "fix": fix_with_values(current.entry.get("fix"), self.values)},
+            # only where it says something: found by the exception's type alone
+            **({"type_only": True} if self.type_only else {}),
         }
 
 
@@ -1525,7 +1528,7 @@ class Matcher:
         for number, error in enumerate(self.errors):
             if error.kind in ("raise", "assert", "message") and error.exception.rsplit(".", 1)[-1] == found.group(1):
                 results[number] = Match(error=error, values={}, start=found.start(1), end=found.end(1), in_last=True, frame=True,
-                                        exception_agrees=True)
+                                        exception_agrees=True, type_only=True)
 
     @functools.cached_property
     def _own_type_names(self) -> frozenset[str]:

@@ -1051,6 +1051,7 @@
       this.also = []; // the problem's other ids
       this.form = fields.form || ""; // the other form of the message that matched (match.py: Match.form)
       this.wordedAs = []; // the problem's other errors the paste matches as well (match.py: worded_as)
+      this.typeOnly = !!fields.typeOnly; // the paste is only the exception's type (match.py: type_only)
     }
 
     get verdict() {
@@ -1109,6 +1110,8 @@
         },
         also: this.also.map((a) => ({ id: a.id, versions: a.versions.slice() })),
         entry: current.entry && Object.assign({}, current.entry, { fix: fixWithValues(current.entry.fix, this.values) }),
+        // only where it says something: found by the exception's type alone
+        ...(this.typeOnly ? { type_only: true } : {}),
       };
     }
   }
@@ -2532,7 +2535,7 @@
       const start = found.index + found[0].indexOf(found[1]);
       this.errors.forEach((error, number) => {
         if (["raise", "assert", "message"].includes(error.kind) && error.exception.split(".").pop() === found[1]) {
-          results.set(number, new Match(this.rules, error, { start, end: start + found[1].length, inLast: true, frame: true, exceptionAgrees: true }));
+          results.set(number, new Match(this.rules, error, { start, end: start + found[1].length, inLast: true, frame: true, exceptionAgrees: true, typeOnly: true }));
         }
       });
     }
@@ -3427,7 +3430,8 @@
     heading.appendChild(link);
     // cli/lookup.py: nothing of the message's words in the paste, its raise's frame or its log header named it
     if (match.verdict !== "exact")
-      heading.appendChild(element("span", "errorkb-verdict", match.coverage ? " partial: the message may have been reworded" : " partial: found where vLLM raises or logs it, not by its words"));
+      heading.appendChild(element("span", "errorkb-verdict", match.type_only ? " partial: only its exception type is shown, which vLLM raises with other messages too"
+        : match.coverage ? " partial: the message may have been reworded" : " partial: found where vLLM raises or logs it, not by its words"));
     block.appendChild(heading);
 
     const entry = match.entry;
