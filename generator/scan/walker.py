@@ -388,12 +388,11 @@ class Walker:
             return self._returned[key]
         node = found.node
         args = node.args
+        stores = Counter(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
         bound = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a is not None}
-        bound |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        inner = Scope(node.name, None, params=frozenset(bound))
+        inner = Scope(node.name, None, params=frozenset(bound | set(stores)))
         local: State = {}
         builder = TemplateBuilder(found.source, lambda n: self.lookup(n, inner, local), spread=False, inline_holes=True)
-        stores = Counter(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
         for stmt in node.body:
             if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
                     and stores[stmt.targets[0].id] == 1 and builder.is_stringish(stmt.value)):
@@ -553,11 +552,12 @@ class Walker:
             argument = _message_argument(message)
             if argument is None:
                 return []
-            return [render(t) for t in self.builder(scope, state, source).build(argument) if has_words(render(t))]
-        if isinstance(func, ast.Name) and func.id not in state and func.id not in scope.params:
-            returned = self.returned_strings(func.id, None, scope)
-            return [render(t) for t in (returned or [[]])[0] if has_words(render(t))]
-        return []
+            templates = self.builder(scope, state, source).build(argument)
+        elif isinstance(func, ast.Name) and func.id not in state and func.id not in scope.params:
+            templates = (self.returned_strings(func.id, None, scope) or [[]])[0]
+        else:
+            return []
+        return [text for text in map(render, templates) if has_words(text)]
 
     # --- names -----------------------------------------------------------------------
 
