@@ -266,6 +266,35 @@ def test_a_raise_takes_its_class_message_and_keeps_its_id(tmp_path):
     assert len(after) == 1  # the class's message is no error of its own
 
 
+def test_a_raise_of_another_modules_constant_takes_its_text_and_keeps_its_id(tmp_path):
+    raising = ("from vllm.utils import STR_LORA, STRS\n\ndef check(lora, pp):\n    if lora:\n"
+               "        raise NotImplementedError(STR_LORA)\n    if pp:\n        raise NotImplementedError(STRS[\n"
+               "            'STR_PP'])\n")
+    constants = ('STR_LORA = ("LoRA is not currently "\n            "supported with encoder/decoder models.")\n'
+                 'STRS = {"STR_LORA": STR_LORA, "STR_PP": "Pipeline parallelism is not supported."}\n'
+                 'STR_ELSEWHERE = "a constant no raise names"\n\ndef f():\n    raise ValueError("x")\n')
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/check.py": raising}, "v2": {"vllm/utils.py": constants}})
+    before, after = (scan(repo, tag, tmp_path / "cache")["errors"] for tag in ("v1", "v2"))
+    # two raises of one function whose messages are only names: one error, as before
+    [error] = [e for e in after if e["sites"][0]["path"] == "vllm/check.py"]
+    assert [e["id"] for e in before] == [error["id"]]  # published ids never change
+    lora, pp = error["sites"]
+    assert error["template"] == lora["template"] == "LoRA is not currently supported with encoder/decoder models."
+    assert pp["template"] == "Pipeline parallelism is not supported."
+    assert (lora["message_from"], lora["message_name"]) == ("vllm/utils.py:1", "STR_LORA")
+    assert (pp["message_from"], pp["message_name"]) == ("vllm/utils.py:3", "STRS['STR_PP']")
+    assert sorted(e["template"] for e in after if e["sites"][0]["path"] == "vllm/utils.py") == ["x"]  # constants are no errors
+
+
+def test_a_constant_two_modules_define_otherwise_is_left_as_named(tmp_path):
+    raising = "from vllm.a import MSG\n\ndef run():\n    raise ValueError(MSG)\n"
+    files = {"vllm/run.py": raising, "vllm/a.py": 'MSG = "the first text"\nraise_it = 1\n',
+             "vllm/b.py": 'MSG = "another text"\nraise_it = 1\n'}
+    repo = tagged_repo(tmp_path / "r", {"v1": files})
+    [error] = scan(repo, "v1", tmp_path / "cache")["errors"]
+    assert error["template"] == "{MSG}" and "message_from" not in error["sites"][0]
+
+
 def test_a_log_of_a_starred_tuple_is_shown_filled_and_keeps_its_id(tmp_path):
     code = ('def f(args):\n    logger.warning("%s %s during inference: %s%s. This causes a latency spike", *args)\n')
     repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": code}})
@@ -295,3 +324,26 @@ def test_logs_and_responses_are_errors_with_ids_of_their_own(tmp_path):
     assert len({e["id"] for e in catalog["errors"]}) == 3
     assert kinds["response"]["sites"][0]["status"] == 400
     assert (catalog["stats"]["logs"], catalog["stats"]["responses"], catalog["stats"]["raises"]) == (1, 1, 1)
+
+
+def test_a_raise_of_what_a_function_makes_takes_its_type_and_text_and_keeps_its_id(tmp_path):
+    maker = ('def ENGINE_DEAD_ERROR(error=None):\n    if error is None:\n'
+             '        return MQEngineDeadError("Engine loop is not running.")\n'
+             '    return MQEngineDeadError(f"Engine loop is not running: {repr(error)}.")\n')
+    raising = ("from vllm.mq import ENGINE_DEAD_ERROR\n\nclass Client:\n"
+               "    def _format_exception(self, e):\n        return EngineDeadError(suppress_context=True) if self.dead else e\n\n"
+               "    def check(self):\n        raise ENGINE_DEAD_ERROR(self._errored_with)\n\n"
+               "    def get(self, outputs):\n        raise self._format_exception(outputs)\n")
+    exc = 'class EngineDeadError(Exception):\n    def __init__(self, suppress_context=False):\n        super().__init__("EngineCore encountered an issue.")\n'
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/client.py": raising},
+                                        "v2": {"vllm/mq.py": maker, "vllm/exc.py": exc}})
+    before, after = (scan(repo, tag, tmp_path / "cache")["errors"] for tag in ("v1", "v2"))
+    assert sorted(e["id"] for e in before) == sorted(e["id"] for e in after)  # published ids never change
+    made = {e["exception"]: e for e in after}
+    assert sorted(made) == ["EngineDeadError", "MQEngineDeadError"]  # no function's maker is an error of its own
+    dead = made["MQEngineDeadError"]
+    assert dead["template"] == "Engine loop is not running." and dead["sites"][0]["variants"] == ["Engine loop is not running: {repr(error)}."]
+    assert (dead["sites"][0]["message_from"], dead["sites"][0]["message_name"]) == ("vllm/mq.py:3", "ENGINE_DEAD_ERROR()")
+    # the method returns the class, whose own message it takes
+    assert made["EngineDeadError"]["template"] == "EngineCore encountered an issue."
+    assert made["EngineDeadError"]["sites"][0]["message_name"] == "Client._format_exception()"

@@ -646,6 +646,36 @@ def test_a_type_alone_under_a_raising_frame_is_no_message_of_words():
     assert top(m, frame + "AssertionError: (") == "e0"  # cut after its opening parenthesis: the frame names it
 
 
+def test_a_stock_phrase_that_the_line_goes_on_from_with_words_of_its_own_is_anothers():
+    """vLLM's minimax tool parser logs "An unexpected error occurred" and no more; promptfoo's
+    "An unexpected error occurred: Failed to perform extraction: API error: 404 Not Found" is its own."""
+    m = tiny_matcher(("ERROR", "An unexpected error occurred", "log"), ("ValueError", "Failed to load {name}"))
+    matches, foreign = m.lookup("An unexpected error occurred: Failed to perform extraction: API error: 404 Not Found")
+    assert matches == [] and foreign["id"] == "message-not-in-vllm"
+    assert top(m, "ERROR 05-02 10:11:12 [minimax_tool_parser.py:367] An unexpected error occurred") == "e0"
+    assert top(m, "An unexpected error occurred.\nTraceback (most recent call last):") == "e0"
+    assert top(m, "ValueError: Failed to load x: the file is gone") == "e1"  # a message with a value may go on
+
+
+def test_a_report_whose_value_is_the_original_error_wraps_it():
+    """V0's MQEngineDeadError ("Engine loop is not running. Inspect the stacktrace to find the
+    original error: <repr of the error>") only points at the error in its value: that error is
+    the answer, vLLM's (also where the engine logged it again on the next line) or another's."""
+    dead = "Engine loop is not running. Inspect the stacktrace to find the original error"
+    errors = [LookupError_("e0", "MQEngineDeadError", dead, "MQEngineDeadError", "", ["v1"], []),
+              LookupError_("e1", "ValueError", "Attempted to assign {a} = {b} multimodal tokens to {c} placeholders",
+                           "ValueError", "", ["v1"], [])]
+    m = Matcher(errors, [[dead, dead + ": {repr(error)}."], [errors[1].template]])
+    line = ("vllm.engine.multiprocessing.MQEngineDeadError: " + dead
+            + ": ValueError('Attempted to assign 119 = 119 multimodal tokens to 120 placeholders').")
+    assert top(m, line) == "e1"
+    assert top(m, line + "\nERROR 06-03 17:37:31 [engine.py:160] ValueError('Attempted to assign 119 = 119 multimodal tokens to 120 placeholders')") == "e1"
+    matches, foreign = m.lookup(dead + ": OutOfMemoryError('HIP out of memory. Tried to allocate 1.63 GiB. GPU 0 has a total "
+                                "capacity of 63.98 GiB of which 1.18 GiB is free.').")
+    assert foreign["id"] == "torch-cuda-out-of-memory" and foreign["role"] == "answer" and matches[0].error.id == "e0"
+    assert top(m, dead + ": RuntimeError('Engine process (pid 20) died.').") == "e0"  # no error of its own in the value
+
+
 def test_words_of_an_exception_type_name_are_not_its_message():
     m = tiny_matcher(("NotImplementedError", "not implemented"))
     assert top(m, "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:") is None
@@ -1325,6 +1355,8 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
                   "16:53:24 - \u274c Crashed container in pod: vllm-standalone-llama-3-1b-845945945-dljsw",
                   "model-server: the inference process exited with code 137",
                   "Worker 3 died unexpectedly while the benchmark was running",
+                  # Ray Serve's health check of a replica
+                  "Didn't receive health check response for replica Replica(id='rut1591v', deployment='vLLM:Qwen') after 10.0s, marking it unhealthy.",
                   # Python's logging format of another program: a warning is its report too
                   "__main__ - WARNING - Attempt 287: Please wait for vllm server to become ready...",
                   # a statement of what is wrong, in words of no failure

@@ -108,7 +108,8 @@ def test_module_and_class_constants():
                 raise ValueError(self.MSG + "; " + HINT)
         """
     ).sites
-    assert sites[0].template == "too long; set --max-model-len"
+    assert [(s.kind, s.exception) for s in sites] == [("constant", "HINT"), ("raise", "ValueError")]
+    assert sites[1].template == "too long; set --max-model-len"
 
 
 def test_dataclass_field_default_is_not_a_constant():
@@ -499,3 +500,28 @@ def test_an_exception_class_sets_its_own_message():
         ("message", "EngineDeadError", "EngineCore encountered an issue. See stack trace (above) for the root cause."),
         ("message", "LoRAAdapterNotFoundError", "Loading lora {lora_name} failed: No adapter found for {lora_path}"),
     ]
+
+
+def test_module_string_constants_are_kept_for_other_files():
+    sites = scan(
+        """
+        STR_SWA = ("Sliding window attention for encoder/decoder models "
+                   "is not currently supported.")
+        STRS = {"STR_SWA": STR_SWA, "N": 3, "STR_PP": "Pipeline parallelism is not supported."}
+        lower_case = "not a constant by its name"
+        PORT = 8000
+        class C:
+            MSG = "a class constant stays the class's"
+        def f():
+            LOCAL = "a function's name"
+            raise ValueError(LOCAL)
+        """
+    ).sites
+    assert [(s.kind, s.exception, s.template) for s in sites] == [
+        ("constant", "STR_SWA", "Sliding window attention for encoder/decoder models is not currently supported."),
+        ("constant", "STRS['STR_SWA']", "Sliding window attention for encoder/decoder models is not currently supported."),
+        ("constant", "STRS['STR_PP']", "Pipeline parallelism is not supported."),
+        ("raise", "ValueError", "a function's name"),
+    ]
+    # a file that reports nothing itself is not parsed (README, "Commands"): its constants are unread
+    assert scan('STR_SWA = "Sliding window attention is not supported."\n').sites == []

@@ -127,7 +127,7 @@ def foreign_errors() -> tuple[ForeignError, ...]:
 # (vLLM's ImportError "Please install bitsandbytes", chained from ModuleNotFoundError).
 WRAPPER = re.compile(r"root cause|see (?:the )?(?:stack trace|above|logs?|error)|failed to start|died unexpectedly|"
                      r"initialization failed|initialization error|Worker failed|encountered an issue|check the logs|"
-                     r"fatal error|failed with error|Error executing method|failed to be inspected", re.I)
+                     r"fatal error|failed with error|Error executing method|failed to be inspected|find the original error", re.I)
 
 # Also the exception as its repr, a line of its own: V0's engine logged ``repr(e)`` above the
 # traceback ("AttributeError(\"'X' object has no attribute 'pooler'\")").
@@ -381,7 +381,7 @@ UNMATCHED_LINE_REASON = "no message of vLLM's, in any release covered, reads lik
 UNMATCHED_LINE_SOURCE = "another program"
 # What makes a line an error report: an exception type's ending, words that report a failure
 # ("error", "errored", "failed", a logger's "CRITICAL", "cannot", "not found", "does not exist", "may not exist", "timed out", "not ready", "crashed",
-# "died", "exited with", "mismatch(es)", "not supported", "does not support", "unexpected", "out of
+# "died", "exited with", "mismatch(es)", "unhealthy", "not supported", "does not support", "unexpected", "out of
 # memory", "Permission denied", "undefined symbol", a crash handler's "Caught signal 8 (Floating
 # point exception)", the C++ runtime's "terminate called after throwing an instance of
 # 'std::bad_alloc'", the operating system's "Operation not permitted"...), glog's E, F and W
@@ -389,7 +389,7 @@ UNMATCHED_LINE_SOURCE = "another program"
 ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_])(?:error|errors|ERROR|exceptions?|failed|Failed|FAILED|fatal|Fatal|FATAL|CRITICAL|[Ee]rrored"
                         r"|[Tt]imed out|does not exist|(?:[Mm]ay|[Mm]ight) not exist|undefined symbol|Symbol not found|No module named|cannot import name|Permission denied"
                         r"|Segmentation fault|core dumped|terminate called|Floating point exception|[Cc]aught signal|out of resource|[Nn]ot [Ff]ound|[Uu]nable to|[Cc]annot|[Cc]ould not"
-                        r"|[Ii]nvalid|[Uu]nsupported|[Rr]efused|[Nn]ot permitted|[Aa]borted|Killed|[Cc]rash(?:ed)?|CRASHED|died|[Tt]erminated|exited with|exit code|[Uu]nreachable|[Dd]enied|[Mm]ismatch(?:e[sd])?|No such file|[Uu]navailable|[Pp]anic(?:ked)?|[Ee]xceeded|[Oo]ut of memory|OOM|[Nn]ot supported|(?:[Dd]oes|[Dd]o) not support|(?:[Dd]oesn't|[Dd]on't) support|[Uu]nexpected(?:ly)?|[Dd]isconnected|[Rr]ejected|[Ff]ailure|[Dd]eadlock|[Cc]orrupt(?:ed)?|[Ii]ncompatible|[Nn]ot [Rr]eady|NOT [Rr]eady|NOT READY"
+                        r"|[Ii]nvalid|[Uu]nsupported|[Rr]efused|[Nn]ot permitted|[Aa]borted|Killed|[Cc]rash(?:ed)?|CRASHED|died|[Tt]erminated|exited with|exit code|[Uu]nreachable|[Dd]enied|[Mm]ismatch(?:e[sd])?|No such file|[Uu]navailable|[Pp]anic(?:ked)?|[Ee]xceeded|[Oo]ut of memory|OOM|[Nn]ot supported|(?:[Dd]oes|[Dd]o) not support|(?:[Dd]oesn't|[Dd]on't) support|[Uu]nexpected(?:ly)?|[Dd]isconnected|[Rr]ejected|[Ff]ailure|[Dd]eadlock|[Cc]orrupt(?:ed)?|[Ii]ncompatible|[Nn]ot [Rr]eady|NOT [Rr]eady|NOT READY|[Uu]nhealthy"
                         # ... or a statement of what is wrong, in words of no failure ("... is not a
                         # multiple of the chunk size", "... must contain two dense K/V planes, got 1",
                         # pydantic's "Input should be a valid list [type=list_type, ...]", "Illegal param: ...", "... already exists in this message",

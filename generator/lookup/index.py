@@ -64,6 +64,7 @@ def rules() -> dict:
         "min_matched": match.MIN_MATCHED,
         "later_least": match.LATER_LEAST,
         "quoted_least": match.QUOTED_LEAST,
+        "stock_phrase_words": match.STOCK_PHRASE_WORDS,
         "opening_least": match.OPENING_LEAST,
         "pydantic_value_errors": list(match.PYDANTIC_VALUE_ERRORS),
         "ellipsis_least": match.ELLIPSIS_LEAST,
@@ -177,6 +178,7 @@ def rules() -> dict:
             "type_right_before": _source(match.TYPE_RIGHT_BEFORE),
             "value_opens_after": _source(match.VALUE_OPENS_AFTER),
             "reports_above": _source(match.REPORTS_ABOVE),
+            "points_to_its_value": _source(match.POINTS_TO_ITS_VALUE),
             "response_body": _source(match.RESPONSE_BODY),
             "paste_ends_in_a_word": _source(match.PASTE_ENDS_IN_A_WORD),
             "ascii_word": _source(match.ASCII_WORD),
@@ -193,6 +195,7 @@ def rules() -> dict:
             "anothers_log_line": _source(match.ANOTHERS_LOG_LINE),
             "py_logger_line": _source(match.PY_LOGGER_LINE),
             "type_alone": _source(match.TYPE_ALONE),
+            "says_what_after": _source(match.SAYS_WHAT_AFTER),
         },
     }
 

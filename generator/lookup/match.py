@@ -749,7 +749,8 @@ class Matcher:
                  and (m.frame or not PYTHONS_OWN.match(m.error.template))
                  and (m.frame or not PYTHON_WROTE.match(cleaned, m.start))
                  and (m.frame or not _on_anothers_log_line(cleaned, m.start, _raised_type(m.error)))
-                 and (m.frame or m.error.kind != "log" or not _in_a_response_body(cleaned, m.start))]
+                 and (m.frame or m.error.kind != "log" or not _in_a_response_body(cleaned, m.start))
+                 and (m.frame or not _goes_on_after_a_stock_phrase(cleaned, m))]
         # A message that starts inside the words of another message the paste shows whole is a
         # reading of those words: "Possibly too large swap space. 4.00 GiB out of ..." is the
         # warning, not the raise "Too large swap space. {x} GiB out of ..." (inside one of its
@@ -761,8 +762,15 @@ class Matcher:
         for outer in found:
             # "Worker failed with error '<the real error>'": the inner error is the answer (it
             # may end on the outer's full stop: "... method {method}." around "... soft cap.")
+            # ... or, when the outer says it wraps another error, run on past the value's end as
+            # read: "... find the original error: RuntimeError('Aborted due to ... space. Please ...')."
+            # A report whose value is the original error wraps that error where it is repeated
+            # whole elsewhere too (V0's engine logged it again on the next line).
+            wraps = WRAPPER.search(outer.error.template) is not None
+            points = POINTS_TO_ITS_VALUE.search(outer.error.template) is not None
             outer.wrapper = any(
-                inner is not outer and a <= inner.start < b and (inner.end <= b or not cleaned[b : inner.end].strip(" \t.,;:!"))
+                inner is not outer and (a <= inner.start < b and (inner.end <= b or wraps or not cleaned[b : inner.end].strip(" \t.,;:!"))
+                                        or points and _quoted_whole(cleaned, inner, a, b))
                 and inner.score >= SURE and inner.coverage >= SURE and inner.matched >= MIN_MATCHED
                 for a, b in outer.value_spans
                 for inner in found
@@ -876,8 +884,11 @@ class Matcher:
         # Nor does vLLM's report that the root cause lies elsewhere ("Engine process failed to
         # start. See stack trace for the root cause."), though its raise is the traceback's last frame.
         # Near matches of another type are listed, as near; the foreign error is the answer.
+        # Nor does a report whose value is the original error ("Engine loop is not running. Inspect
+        # the stacktrace to find the original error: OutOfMemoryError('HIP out of memory ...')").
         info["role"] = "cause" if not retyped and any((m.error.kind != "log" or warned and m.start > line_end)
-                                      and not (REPORTS_ABOVE.search(m.error.template) and line_end <= m.start) for m in kept) else "answer"
+                                      and not (REPORTS_ABOVE.search(m.error.template) and line_end <= m.start)
+                                      and not (POINTS_TO_ITS_VALUE.search(m.error.template) and quotes_it(m)) for m in kept) else "answer"
         return kept[:top], info
 
     def _raised_from_it(self, m: Match, cleaned: str, at: int, line_end: int) -> bool:
@@ -1595,7 +1606,9 @@ class Matcher:
 # "Worker X pid N died, exit code: -15": the worker printed its failure before it died; and
 # "EngineCore failed to start." as a paste's last words: the engine logs it with the traceback
 # below it, so what stands above it is a worker's failure that stopped the start)
-REPORTS_ABOVE = re.compile(r"EngineCore failed to start\.$|See root cause above|See stack trace for the root cause|See stack trace above for root cause|died, exit code")
+REPORTS_ABOVE = re.compile(r"EngineCore failed to start\.$|See root cause above|See stack trace for the root cause|See stack trace above for root cause|See stack trace \(above\) for the root cause|died, exit code")
+# A report whose value is the original error: that error is the answer, the report a wrapper
+POINTS_TO_ITS_VALUE = re.compile(r"find the original error")  # also in the browser
 
 
 # vLLM's log header of an error log: the file and line of the logging call
@@ -1795,6 +1808,26 @@ def _on_anothers_log_line(cleaned: str, start: int, exception: str | None = None
     if PY_LOGGER_LINE.match(cleaned, line_start) and cleaned[header.end():start].strip(" \t"):
         return False  # a Python logger's line quotes it after words of its own
     return exception is None or not cleaned[header.end():start].rstrip(" \t").endswith(exception + ":")
+
+
+STOCK_PHRASE_WORDS = 4  # a message of no more words and no value is a stock phrase ("An unexpected error occurred")
+SAYS_WHAT_AFTER = re.compile(r"[ \t]*:[ \t]+[A-Za-z]")  # also in the browser
+
+
+def _goes_on_after_a_stock_phrase(cleaned: str, m) -> bool:
+    """Whether ``m`` is one of vLLM's stock phrases that the paste's line goes on from with a
+    colon and words of its own: "An unexpected error occurred: Failed to perform extraction: API
+    error: 404" is another program's wording, not vLLM's log, which says that much and no more."""
+    template = m.error.template
+    if not template or HOLE.search(template) or len(ASCII_WORD.findall(template)) > STOCK_PHRASE_WORDS:
+        return False
+    return SAYS_WHAT_AFTER.match(cleaned, m.end) is not None
+
+
+def _quoted_whole(cleaned: str, inner, a: int, b: int) -> bool:
+    """Whether the text ``inner`` matched, stripped, is inside ``cleaned[a:b]``."""
+    quoted = cleaned[inner.start : inner.end].strip()
+    return len(quoted) >= QUOTE_HEAD and quoted in cleaned[a:b]
 
 
 def _raised_type(error) -> str | None:

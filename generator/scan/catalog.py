@@ -9,6 +9,7 @@ learnt. ``scan_revision`` is the same for one revision.
 
 from __future__ import annotations
 
+import ast
 import gc
 import json
 import multiprocessing
@@ -21,7 +22,7 @@ from generator.scan.ids import error_id, identity, split_template
 from generator.scan.records import Catalog, ErrorRecord, FileScan, RaiseSite, collector_paused
 from generator.scan.incremental import scan_file
 from generator.scan.sources import BlobReader, Revision, python_files
-from generator.scan.walker import has_words
+from generator.scan.walker import CONSTANT_NAME, is_exception_class, has_words
 
 Progress = Callable[[int, int], None]  # (done, total)
 _STORE_EVERY = 4000  # blobs analysed (a commit waits on the disk: not too often)
@@ -55,9 +56,11 @@ def assemble(
             stats["skipped"].append({"path": path, "reason": scan.skipped})
         scans.append((path, scan))
     messages = class_messages(scans)
+    constants = module_constants(scans)
+    makers = exception_makers(scans)
     for path, scan in scans:
         for site in scan.sites:
-            if site.kind == "message":
+            if site.kind in _READ_ONLY:
                 continue
             site.path = path
             hashed = _HASHED_AS.get(site.kind, site.exception)
@@ -67,11 +70,23 @@ def assemble(
             key = ids.get(what)
             if key is None:
                 key = ids[what] = error_id(project, hashed, identity(template, path, site.function))
+            # `raise ENGINE_DEAD_ERROR(e)`, `raise self._format_exception(e)`: a function makes the
+            # exception raised; its type and text are shown and matched, the id unchanged
+            made = made_by(site, path, makers) if site.kind == "raise" else None
+            if made is not None:
+                _take_what_is_made(site, made, messages)
             # The message of `raise EngineDeadError()` lives in the class: shown and matched,
             # but the id stays what the site itself hashes to (ids are published).
             inherited = messages.get(site.exception.rsplit(".", 1)[-1]) if site.kind == "raise" else None
             if inherited is not None and not has_words(site.template):
                 site.template, site.message_from = inherited
+                site.placeholders = placeholder_names(site.template)
+            # `raise NotImplementedError(STR_NOT_IMPL_ENC_DEC_ERR_STRS['STR_NOT_IMPL_ENC_DEC_LORA'])`:
+            # the text lives in another module's constant; shown and matched, the id unchanged
+            named = constant_named(site.template) if site.kind != "message" else None
+            if named is not None and named in constants and not has_words(site.template):
+                site.template, site.message_from = constants[named]
+                site.message_name = named
                 site.placeholders = placeholder_names(site.template)
             groups.setdefault(key, []).append(site)
             stats["sites"] += 1
@@ -97,6 +112,7 @@ def assemble(
 # What a log call's and a response's id hashes in place of an exception: no class is
 # spelt so, so their ids cannot meet a raise's, and every raise keeps its id.
 _HASHED_AS = {"log": "<log>", "response": "<response>"}
+_READ_ONLY = ("message", "constant", "returned")  # sites that say where a message lives, not where it is reported
 _STAT = {"raise": "raises", "assert": "asserts", "log": "logs", "response": "responses"}
 
 
@@ -115,6 +131,100 @@ def class_messages(scans: list[tuple[str, FileScan]]) -> dict[str, tuple[str, st
             elif name not in found:
                 found[name] = value
     return {name: value for name, value in found.items() if value is not None}
+
+
+def module_constants(scans: list[tuple[str, FileScan]]) -> dict[str, tuple[str, str]]:
+    """A module constant's name (``NAME`` or ``NAME['KEY']``) → (its text, "path:line"); a
+    name two files give different texts is left out: which one a raise imports is unknown."""
+    found: dict[str, tuple[str, str] | None] = {}
+    for path, scan in scans:
+        for site in scan.sites:
+            if site.kind != "constant" or site.template is None:
+                continue
+            name = site.exception
+            if name in found and (found[name] is None or found[name][0] != site.template):
+                found[name] = None
+            elif name not in found:
+                found[name] = (site.template, f"{path}:{site.line}")
+    return {name: value for name, value in found.items() if value is not None}
+
+
+def exception_makers(scans: list[tuple[str, FileScan]]) -> dict[tuple[str, str], list[RaiseSite]]:
+    """(path, function) → the exceptions the function returns (sites of kind "returned")."""
+    found: dict[tuple[str, str], list[RaiseSite]] = {}
+    for path, scan in scans:
+        for site in scan.sites:
+            if site.kind == "returned":
+                found.setdefault((path, site.function), []).append(site)
+    return found
+
+
+def made_by(site: RaiseSite, path: str, makers: dict[tuple[str, str], list[RaiseSite]]) -> tuple[str, list[RaiseSite]] | None:
+    """(where, the returned sites) of the function whose call ``site`` raises, when it is one
+    that returns exceptions: a method of the raise's class (``self.f(...)``, else the one method
+    of that name in its file), a function of its file, or else the one module-level function of
+    that name in another file."""
+    written = site.exception
+    name = written.rsplit(".", 1)[-1]
+    if is_exception_class(name):
+        return None
+    if written.startswith(("self.", "cls.")) and written.count(".") == 1:
+        owner = site.function.rsplit(".", 1)[0] if "." in site.function else None
+        found = makers.get((path, f"{owner}.{name}")) if owner else None
+        if not found:  # a base class's method in the same file: the one method of that name
+            methods = [sites for (p, function), sites in makers.items() if p == path and function.endswith(f".{name}")]
+            found = methods[0] if len(methods) == 1 else None
+        return (path, found) if found else None
+    if "." not in written:
+        found = makers.get((path, name))
+        if found:
+            return path, found
+    elsewhere = [(p, sites) for (p, function), sites in makers.items() if function == name and p != path]
+    return elsewhere[0] if len(elsewhere) == 1 else None
+
+
+def _take_what_is_made(site: RaiseSite, made: tuple[str, list[RaiseSite]], messages: dict[str, tuple[str, str]]) -> None:
+    """The raise of a call to a function that makes its exception shows that exception's type
+    (when the function makes one type) and text (when the raise's own has no words)."""
+    where, returned = made
+    types = {r.exception for r in returned}
+    forms: list[str] = []
+    for r in returned:
+        text = r.template if has_words(r.template) else messages.get(r.exception.rsplit(".", 1)[-1], (None,))[0]
+        if text and text not in forms:
+            forms.append(text)
+    if len(types) == 1:
+        site.exception = returned[0].exception
+    if forms and not has_words(site.template):
+        site.template, site.variants = forms[0], [*forms[1:], *site.variants]
+        site.placeholders = placeholder_names(site.template)
+        site.message_from = f"{where}:{returned[0].line}"
+        site.message_name = f"{returned[0].function}()"
+
+
+def constant_named(template: str | None) -> str | None:
+    """``NAME`` or ``NAME['KEY']`` when the whole template is one placeholder naming a
+    constant so (``{STR_X}``, ``{utils.STR_X}``, ``{STRS['KEY']}``), else None."""
+    if not template or not (template.startswith("{") and template.endswith("}")) or template.count("{") != 1:
+        return None
+    try:
+        node = ast.parse(template[1:-1].strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    key = None
+    if isinstance(node, ast.Subscript):
+        if not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+            return None
+        key, node = node.slice.value, node.value
+    if isinstance(node, ast.Attribute):
+        name = node.attr
+    elif isinstance(node, ast.Name):
+        name = node.id
+    else:
+        return None
+    if not CONSTANT_NAME.match(name):
+        return None
+    return name if key is None else f"{name}[{key!r}]"
 
 
 def placeholder_names(template: str) -> list[str]:

@@ -176,6 +176,14 @@ LOUD_WORDS = ("raise", "assert", "logger", "create_error_response", "create_stre
 _MESSAGE_SETTERS = (".__init__(", "self.message", "self.msg", "self.detail")
 
 
+# ``return MQEngineDeadError(...)``: a function that makes the exception another raises
+_RETURNS_AN_EXCEPTION = re.compile(r"\breturn[ \t]*\(?\s*[\w.]*(?:Error|Exception)\(")
+
+
+def _makes_an_exception(text: str) -> bool:
+    return ("Error(" in text or "Exception(" in text) and _RETURNS_AN_EXCEPTION.search(text) is not None
+
+
 def _loud(text: str) -> bool:
     """Whether the text has a word that may make a site (as a word: "raises" in a
     docstring makes none) or a nested class (first on a line: "@classmethod" is none).
@@ -230,7 +238,7 @@ def quiet_function(piece: Piece) -> str | None:
     text = piece.text
     if piece.kind == "header" or "\t" in text:
         return None
-    if _loud(text):
+    if _loud(text) or _makes_an_exception(text):
         return None
     lines = [at for at, _ in _LEVEL_CODE[piece.kind].finditer(text, 0, len(text))]
     if not lines:

@@ -39,7 +39,10 @@ class RaiseSite:
     the catalog is assembled.
     """
 
-    kind: str  # "raise" | "assert" | "log" | "response" | "message" (an exception class's own message)
+    # "raise" | "assert" | "log" | "response"; and, read at assembly only: "message" (an exception
+    # class's own message), "constant" (a module's string constant, `exception` its name) and
+    # "returned" (an exception a function returns, `function` the function)
+    kind: str
     exception: str  # as written: "ValueError", "errors.Foo"; a log's level ("WARNING"); a response's error type
     template: str | None  # None when the raise has no message
     line: int  # the line of the raise/assert keyword
@@ -56,6 +59,9 @@ class RaiseSite:
     status: int | None = None  # a response's HTTP status, when the source says it
     message_from: str | None = None  # where the message lives when not at the site: "path:line" of the class's
     id_template: str | None = None  # what the id hashes when not the template shown (README, "Error ids")
+    # the constant of another module the message is (NAME), or the function that makes the
+    # exception raised (name()), when it is one
+    message_name: str | None = None
 
     def to_json(self) -> dict:
         data = {
@@ -81,6 +87,8 @@ class RaiseSite:
             data["message_from"] = self.message_from
         if self.id_template is not None:
             data["id_template"] = self.id_template
+        if self.message_name is not None:
+            data["message_name"] = self.message_name
         return data
 
     @classmethod

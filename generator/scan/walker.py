@@ -108,10 +108,13 @@ def scan_text(text: str) -> FileScan:
 
 
 MODULE = Scope("<module>", None)
+# A module constant by convention (``STR_NOT_IMPL_ENC_DEC_SWA``): other files may raise it
+CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 
 # Words without which a text holds no site: raise, assert, a log call, an error
-# response, an exception's own message (set in its ``__init__``).
-REPORT_WORDS = ("raise", "assert", "logger", "error_response", "ErrorResponse", ".__init__(", "self.m", "self.detail")
+# response, an exception's own message (set in its ``__init__``), an exception made.
+REPORT_WORDS = ("raise", "assert", "logger", "error_response", "ErrorResponse", ".__init__(", "self.m", "self.detail",
+                "Error(", "Exception(")  # (an exception that a function makes, for a raise elsewhere)
 _REPORT_BYTES = tuple(w.encode() for w in REPORT_WORDS)
 
 
@@ -251,6 +254,8 @@ class Walker:
             call = _reporting_call(stmt.value) if stmt.value is not None else None
             if call is not None:
                 self.on_call(call, stmt, scope, state)
+            if stmt.value is not None and scope.function != "<module>":
+                self.on_returned_exception(stmt.value, stmt, scope, state)
             return None
         if isinstance(stmt, (ast.Continue, ast.Break)):
             return None
@@ -325,10 +330,12 @@ class Walker:
         if call is not None and stmt is not None:
             self.on_call(call, stmt, scope, state)
         if (stmt is not None and scope.class_name and scope.function.endswith(".__init__")
-                and _is_exception_class(scope.class_name)):
+                and is_exception_class(scope.class_name)):
             for target in targets:  # `self.message = f"..."` in an exception's __init__
                 if isinstance(target, ast.Attribute) and _dotted(target) in ("self.message", "self.msg", "self.detail"):
                     self.add_site("message", scope.class_name, value, stmt, scope, state)
+        if stmt is not None and self.strings and scope.function == "<module>" and len(targets) == 1 and isinstance(targets[0], ast.Name):
+            self.on_module_constant(targets[0].id, value, stmt, state)
         state = dict(state)
         names = [t.id for t in targets if isinstance(t, ast.Name)]
         builder = self.builder(scope, state)
@@ -364,6 +371,30 @@ class Walker:
                     if name is not None and forms:
                         state[name] = [(Hole(name),), *forms][:MAX_VARIANTS]
         return state
+
+    def on_module_constant(self, name: str, value: ast.expr, stmt: ast.stmt, state: State) -> None:
+        """``STR_NOT_IMPL_ENC_DEC_LORA = ("LoRA is ...")`` or a dict of such strings by string
+        keys: kept as sites of kind "constant" (named ``NAME`` or ``NAME['KEY']``), so that
+        a raise in another file whose whole message names it gets its text at assembly."""
+        if not CONSTANT_NAME.match(name):
+            return
+        if isinstance(value, ast.Dict):
+            for key, item in zip(value.keys, value.values):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and self.builder(MODULE, state).is_stringish(item):
+                    self.add_site("constant", f"{name}[{key.value!r}]", item, stmt, MODULE, state)
+        elif self.builder(MODULE, state).is_stringish(value):
+            self.add_site("constant", name, value, stmt, MODULE, state)
+
+    def on_returned_exception(self, value: ast.expr, stmt: ast.Return, scope: Scope, state: State) -> None:
+        """``return MQEngineDeadError("Engine loop is not running ...")`` (or either side of a
+        conditional): kept as a site of kind "returned", so that a raise of a call to this
+        function (``raise ENGINE_DEAD_ERROR(e)``, here or in another file) gets its type and
+        text at assembly."""
+        for made in (value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,):
+            if isinstance(made, ast.Call):
+                name = _exception_name(made.func)
+                if name is not None and is_exception_class(name.rsplit(".", 1)[-1]):
+                    self.add_site("returned", name, _message_argument(made), stmt, scope, state)
 
     def function_named(self, name: str, scope: Scope) -> Located | None:
         """The function a bare ``name(...)`` in ``scope`` calls, when this file defines it: one
@@ -464,7 +495,7 @@ class Walker:
                 self.add_site("response", error_type, message, stmt, scope, state, status=status)
             return
         if (name == "__init__" and scope.class_name and scope.function.endswith(".__init__")
-                and _is_exception_class(scope.class_name) and isinstance(func, ast.Attribute)):
+                and is_exception_class(scope.class_name) and isinstance(func, ast.Attribute)):
             args = call.args
             if isinstance(func.value, ast.Name) and args:  # Exception.__init__(self, message)
                 args = args[1:]
@@ -513,7 +544,7 @@ class Walker:
             if first_read != template:
                 id_template = first_read
             variants += [v for v in self.call_forms(message, scope, state, message_source) if v != template and v not in variants]
-        if kind in ("log", "response", "message") and not has_words(template):
+        if kind in ("log", "response", "message", "constant") and not has_words(template):
             return  # `logger.error(e)`, `create_error_response(str(e))`: nothing of its own to say
         guard_stmt = scope.guards[-1].statement if scope.guards and own_guard else None
         if not own_guard and len(scope.guards) > 1:
@@ -548,7 +579,7 @@ class Walker:
             return []
         func = message.func
         name = _exception_name(func)
-        if name and _is_exception_class(name.rsplit(".", 1)[-1]):
+        if name and is_exception_class(name.rsplit(".", 1)[-1]):
             argument = _message_argument(message)
             if argument is None:
                 return []
@@ -726,7 +757,7 @@ def _reporting_call(value: ast.expr) -> ast.Call | None:
     return value if isinstance(value, ast.Call) else None
 
 
-def _is_exception_class(name: str) -> bool:
+def is_exception_class(name: str) -> bool:
     return name.endswith(("Error", "Exception", "Exit", "Failure"))
 
 

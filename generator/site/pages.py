@@ -103,8 +103,15 @@ def generated_meaning(exception: str, kind: str, sites: list[dict], has_message:
             f"(type {code(exception)}) from {where}{more}{guarded}, without raising: the client sees it "
             "and the server log may say nothing."
         )
-    own = (f" Its message is set by the exception class itself ({code(first['message_from'])}), not at the raise."
-           if first.get("message_from") else "")
+    own = ""
+    if first.get("message_name", "").endswith("()"):
+        own = (f" The exception raised is made by {code(first['message_name'])} "
+               f"({code(first['message_from'])}), which the raise calls: its type and message are set there.")
+    elif first.get("message_name"):
+        own = (f" Its message is {code(first['message_name'])}, a constant of another module "
+               f"({code(first['message_from'])}), not written at the raise.")
+    elif first.get("message_from"):
+        own = f" Its message is set by the exception class itself ({code(first['message_from'])}), not at the raise."
     if kind == "assert":
         return (
             f"An internal check (`assert`) in {where}{more} failed: vLLM expected the condition "
@@ -392,7 +399,7 @@ def error_json(page: ErrorPage, catalog: dict, report: str) -> dict:
                 "comment": s["comment"],
                 "excerpt": s["excerpt"],
                 "excerpt_line": s["excerpt_line"],
-                **{key: s[key] for key in ("status", "message_from") if key in s},
+                **{key: s[key] for key in ("status", "message_from", "message_name") if key in s},
             }
             for s in page.sites
         ],

@@ -896,6 +896,7 @@
       anothersLogLine: pyRegex(patterns.anothers_log_line, "", "y"),
       pyLoggerLine: pyRegex(patterns.py_logger_line, "", "y"),
       typeAlone: pyRegex(patterns.type_alone),
+      saysWhatAfter: pyRegex(patterns.says_what_after, "", "y"),
       flatException: pyRegex(patterns.flat_exception, "", "g"),
       flatAccessRecord: pyRegex(patterns.flat_access_record, "", "g"),
       raiseCode: pyRegex(patterns.raise_code, "", "y"),
@@ -930,6 +931,7 @@
       minMatched: rules.min_matched,
       laterLeast: rules.later_least,
       quotedLeast: rules.quoted_least,
+      stockPhraseWords: rules.stock_phrase_words,
       openingLeast: rules.opening_least,
       ellipsisLeast: rules.ellipsis_least,
       userCut: pyRegex(patterns.user_cut, "", "y"),
@@ -940,6 +942,7 @@
       pydanticValueErrors: rules.pydantic_value_errors.slice(),
       valueOpensAfter: pyRegex(patterns.value_opens_after),
       reportsAbove: pyRegex(patterns.reports_above),
+      pointsToItsValue: pyRegex(patterns.points_to_its_value),
       responseBody: pyRegex(patterns.response_body),
       pasteEndsInAWord: pyRegex(patterns.paste_ends_in_a_word),
       asciiWord: pyRegex(patterns.ascii_word, "", "g"),
@@ -1890,7 +1893,9 @@
           && (m.frame || !pythonWrote(cleaned, m.start, this.rules))
           && (m.frame || !onAnothersLogLine(cleaned, m.start, this.rules, m.error))
           // match.py _in_a_response_body(): a client's error body holds no line vLLM logged
-          && (m.frame || m.error.kind !== "log" || !inAResponseBody(cleaned, m.start, this.rules)),
+          && (m.frame || m.error.kind !== "log" || !inAResponseBody(cleaned, m.start, this.rules))
+          // match.py _goes_on_after_a_stock_phrase(): "An unexpected error occurred: <another program's words>"
+          && (m.frame || !goesOnAfterAStockPhrase(cleaned, m, this.rules)),
       );
       // match.py _inside_words(): a message that starts inside the words of another the paste shows
       // whole, or of a near one that shows OUTWEIGHS times as much
@@ -1907,8 +1912,13 @@
             && grewFrom(other.error.template, m.error.template, rules)))
         && !other.valueSpans.some(([a, b]) => a <= m.start && m.start < b)));
       for (const outer of found) {
+        // ... or, when the outer says it wraps another error, run on past the value's end as read
+        const wraps = this.rules.wrapper.test(outer.error.template);
+        // a report whose value is the original error wraps it where it is repeated whole elsewhere too (match.py)
+        const points = this.rules.pointsToItsValue.test(outer.error.template);
         outer.wrapper = outer.valueSpans.some(([a, b]) =>
-          found.some((inner) => inner !== outer && a <= inner.start && inner.start < b && (inner.end <= b || !pyStripChars(cleaned.slice(b, inner.end), " \t.,;:!"))
+          found.some((inner) => inner !== outer && ((a <= inner.start && inner.start < b && (inner.end <= b || wraps || !pyStripChars(cleaned.slice(b, inner.end), " \t.,;:!")))
+            || (points && quotedWhole(cleaned, inner, a, b, this.rules)))
             && inner.score >= rules.sure && inner.coverage >= rules.sure && inner.matched >= rules.minMatched),
         );
       }
@@ -2010,7 +2020,9 @@
       // ... nor vLLM's report that the root cause lies elsewhere, though its raise is the last frame (match.py)
       // near matches of another type are listed, as near; the foreign error is the answer (match.py)
       info.role = !retyped && kept.some((m) => (m.error.kind !== "log" || (warned && m.start > lineEnd))
-        && !(rules.reportsAbove.test(m.error.template) && lineEnd <= m.start)) ? "cause" : "answer";
+        && !(rules.reportsAbove.test(m.error.template) && lineEnd <= m.start)
+        // ... nor a report whose value is the original error (match.py)
+        && !(rules.pointsToItsValue.test(m.error.template) && quotesIt(m))) ? "cause" : "answer";
       return { matches: kept.slice(0, top).map((m) => m.toJSON()), not_vllm: info, releases: this.releasesOf(cleaned, frames, kept.slice(0, top)) };
     }
 
@@ -2605,6 +2617,24 @@
     rules.hole.lastIndex = 0;
     const found = rules.hole.exec(template);
     return found !== null && found.index === 0;
+  }
+
+  /** match.py _quoted_whole(): the text inner matched, stripped, is inside cleaned[a:b]. */
+  function quotedWhole(cleaned, inner, a, b, rules) {
+    const quoted = pyStrip(cleaned.slice(inner.start, inner.end));
+    return quoted.length >= rules.quoteHead && cleaned.slice(a, b).includes(quoted);
+  }
+
+  /** _goes_on_after_a_stock_phrase(): one of vLLM's stock phrases (a few words, no value) that the
+   * paste's line goes on from with a colon and words of its own: another program's wording. */
+  function goesOnAfterAStockPhrase(cleaned, m, rules) {
+    const template = m.error.template;
+    if (!template) return false;
+    rules.hole.lastIndex = 0;
+    if (rules.hole.test(template)) return false;
+    if ((template.match(rules.asciiWord) || []).length > rules.stockPhraseWords) return false;
+    rules.saysWhatAfter.lastIndex = m.end;
+    return rules.saysWhatAfter.test(cleaned);
   }
 
   /** _on_anothers_log_line(): whether start lies after the header of a line another program logged,
