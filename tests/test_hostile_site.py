@@ -105,6 +105,10 @@ PIN_ERRORS = [
     _error(IDS[3], "RuntimeError", "", [_site(PATH_CONTROL, 40, FUNCTION, "")], has_message=False),
     _error(IDS[4], "ValueError", T_FENCE, [_site(PATH_V1, 50, "i", T_FENCE), _site(PATH_HTML, 60, "j", T_FENCE)]),
 ]
+# where the message lives, read from the source at assembly: a constant's key is any string
+PIN_ERRORS[4]["sites"][0].update(message_from=PATH_HTML + ":3",
+                                 message_name=f"STRS['`</code><img src=x onerror={js(123)}>` [l](javascript:{js(124)})']")
+PIN_ERRORS[4]["sites"][1].update(message_from=PATH_QUOTES + ":4", message_name=f"<script>{js(125)}</script>()")
 # One page per attack (its entry's explanation, cause and answer are the attack): an attack alone
 # at the top of a page's Markdown, where nothing around it changes how Markdown reads it.
 ATTACK_IDS = [f"{n:016x}" for n in range(1, 100)]
@@ -390,6 +394,22 @@ def test_the_hostile_text_is_there_as_text(hostile_site):
     assert 'href="https://ok.example/a_%28b%29"' in article and f'href="../{IDS[1]}/"' in article
     assert 'href="https://docs.vllm.ai/"' in article  # a safe reference definition keeps working
     assert '<pre class="highlight"><code class="language-python">' in article  # a fence keeps its language, no more
+    made = json.loads((hostile_site / "api" / "errors" / f"{IDS[4]}.json").read_text(encoding="utf-8"))
+    assert sorted(s.get("message_name") for s in made["sites"]) == sorted(s["message_name"] for s in PIN_ERRORS[4]["sites"])
+
+
+def test_where_a_message_lives_is_said_inertly():
+    """An uncurated page says where its message lives (a constant's key is any string, and so is
+    a function's name as the catalog spells it): code spans, no markup."""
+    import markdown
+
+    from generator.site.pages import generated_meaning
+
+    for site in PIN_ERRORS[4]["sites"]:
+        text = generated_meaning("ValueError", "raise", [dict(site, function=FUNCTION)], True)
+        html = markdown.markdown(text)
+        assert "<img" not in html and "<script" not in html and "javascript:" not in html.replace("javascript:alert(124)", "")
+        assert "onerror=alert(123)" in html or "alert(125)" in html  # shown, as text
 
 
 def test_the_search_index_is_inert(hostile_site):
