@@ -357,6 +357,9 @@ def test_a_value_that_another_programs_words_name_is_no_opening_value_of_vllms()
     assert top(m, "[rank0]: AssertionError: 32768 is not divisible by 3") == "e0"
     assert top(m, "(Worker pid=1027546) AssertionError: 32001 is not divisible by 8 [repeated 7x across cluster]") == "e0"
     assert top(m, "32001 is not divisible by 8") == "e0"
+    # ... and after a name and its equals sign: the Marlin kernel's TORCH_CHECK
+    assert top(m, "RuntimeError: moe_wna16_marlin_gemm,\n/workspace/csrc/moe/ops.cu:768,\n"
+                  "size_k = 256, is not divisible by b_scales.size(1) = 15") is None
 
 
 def test_a_line_vllm_logs_is_not_what_a_client_got_in_an_error_body():
@@ -674,6 +677,18 @@ def test_a_report_whose_value_is_the_original_error_wraps_it():
                                 "capacity of 63.98 GiB of which 1.18 GiB is free.').")
     assert foreign["id"] == "torch-cuda-out-of-memory" and foreign["role"] == "answer" and matches[0].error.id == "e0"
     assert top(m, dead + ": RuntimeError('Engine process (pid 20) died.').") == "e0"  # no error of its own in the value
+
+
+def test_a_named_message_whose_opening_is_shown_whole_then_other_words_is_partial():
+    """An issue title that names the exception and quotes the message's opening words whole,
+    then says the rest in its own ("... with vLLM (ms_swift not propagating seed)")."""
+    m = tiny_matcher(("AssertionError", "Seed must be set when using external launcher backend to make sure sampling "
+                                        "results are the same across workers."))
+    (match,), _ = m.lookup("AssertionError: Seed must be set when using external launcher backend with vLLM (ms_swift not propagating seed)")
+    assert match.error.id == "e0" and match.verdict == "partial"
+    assert top(m, "[Bug]: Seed must be set when using external launcher backend with vLLM") == "e0"
+    assert top(m, "Seed must be set when using external launcher backend with vLLM") is None  # not named as one
+    assert top(m, "AssertionError: Seed must be set when using the launcher with vLLM") is None  # its opening not shown whole
 
 
 def test_words_of_an_exception_type_name_are_not_its_message():

@@ -2424,7 +2424,9 @@
           if (squashText(cleaned.slice(lineStart, lineEnd), rules) !== chunks.join("")) return null;
         }
       }
-      if (matched < 2 * missing || (matched < entry.literal / 2 && !truncated)) return null;
+      if ((matched < 2 * missing || (matched < entry.literal / 2 && !truncated))
+        // ... but a message named as one whose opening words are shown whole, then the paste's own (match.py)
+        && !(named && first === 0 && openingRun(bounds, chunks) >= rules.laterLeast)) return null;
       const inLast = last !== null && origin.get(begin) >= last[0];
       let end = -Infinity;
       for (const b of bounds) if (b !== null && b[1] > end) end = b[1];
@@ -2617,6 +2619,17 @@
     rules.hole.lastIndex = 0;
     const found = rules.hole.exec(template);
     return found !== null && found.index === 0;
+  }
+
+  /** match.py _opening_run(): squashed characters of the message's first chunks, each found whole, up to the first that is not. */
+  function openingRun(bounds, chunks) {
+    let run = 0;
+    for (let i = 0; i < chunks.length; i++) {
+      const found = bounds[i];
+      if (found === null || found === undefined || found[1] - found[0] !== chunks[i].length) break;
+      run += chunks[i].length;
+    }
+    return run;
   }
 
   /** match.py _quoted_whole(): the text inner matched, stripped, is inside cleaned[a:b]. */
@@ -3005,6 +3018,8 @@
     let end = position;
     while (end > lineStart && (text[end - 1] === " " || text[end - 1] === "\t")) end--;
     const before = pySplit(text.slice(lineStart, valueStart(text, end)));
+    // ... or a name and its equals sign (match.py)
+    if (before.length >= 2 && before[before.length - 1] === "=" && /^[A-Za-z_][\w.]*$/.test(before[before.length - 2])) return true;
     return before.length > 0 && before[before.length - 1].endsWith(":") && !rules.valueOpensAfter.test(before[before.length - 1]);
   }
 
