@@ -691,6 +691,15 @@ def test_a_named_message_whose_opening_is_shown_whole_then_other_words_is_partia
     assert top(m, "AssertionError: Seed must be set when using the launcher with vLLM") is None  # its opening not shown whole
 
 
+def test_next_words_found_inside_a_word_of_the_value_are_no_divergence():
+    """ "ValueError: Failed to apply MistralCommonPixtralProcessor" is the message cut after its
+    first value: the "on" of "...Common..." is no start of vLLM's next words ("on data=")."""
+    m = tiny_matcher(("ValueError", "Failed to apply {name} on data={data} with kwargs={kwargs}"))
+    assert top(m, "ValueError: Failed to apply MistralCommonPixtralProcessor") == "e0"
+    assert top(m, "ValueError: Failed to apply Qwen2VLProcessor") == "e0"
+    assert top(m, "ValueError: Failed to apply Qwen2VLProcessor on my images today") is None  # its own words after "on"
+
+
 def test_words_of_an_exception_type_name_are_not_its_message():
     m = tiny_matcher(("NotImplementedError", "not implemented"))
     assert top(m, "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:") is None

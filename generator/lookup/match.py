@@ -1939,9 +1939,12 @@ def _diverges(flat: str, origin: Origin, cleaned: str, pos: int, chunk: str) -> 
         if (at + common < len(flat) and origin[at + common] < line_end
                 and (not _message_ends(cleaned, origin[at + common - 1] + 1) or _own_stop(flat, at + common, chunk, common))
                 and not (at == pos and _ascii_alnum(cleaned[origin[at + common - 1]])
-                         and _ascii_alnum(cleaned[origin[at + common - 1] + 1]))):
+                         and _ascii_alnum(cleaned[origin[at + common - 1] + 1]))
+                and not (at > pos and _ascii_alnum(chunk[0]) and _ascii_alnum(cleaned[origin[at] - 1]))):
             # (but a word right where the value starts, sharing only its first letters, is the
-            # value: "to" of "size torch.Size(...)" is no "size {x}to a parameter")
+            # value: "to" of "size torch.Size(...)" is no "size {x}to a parameter"; nor do vLLM's
+            # next words start inside a word of the value: "on" of "MistralCommonPixtralProcessor"
+            # is no "... {name} on data=")
             return True
         at = flat.find(chunk[:size], at + 1)
     return False

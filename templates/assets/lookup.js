@@ -2980,7 +2980,9 @@
       // but a word right where the value starts, sharing only its first letters, is the value: "to" of "torch.Size" (match.py)
       if (at + common < flat.length && origin.get(at + common) < lineEnd
           && (!messageEnds(cleaned, shared + 1, rules) || ownStop(flat, at + common, chunk, common))
-          && !(at === pos && /^[A-Za-z0-9]$/.test(cleaned[shared]) && /^[A-Za-z0-9]$/.test(cleaned[shared + 1]))) return true;
+          && !(at === pos && /^[A-Za-z0-9]$/.test(cleaned[shared]) && /^[A-Za-z0-9]$/.test(cleaned[shared + 1]))
+          // nor do vLLM's next words start inside a word of the value: "on" of "MistralCommonPixtralProcessor" (match.py)
+          && !(at > pos && /^[A-Za-z0-9]$/.test(chunk[0]) && /^[A-Za-z0-9]$/.test(cleaned[origin.get(at) - 1] || ""))) return true;
       at = pyFind(flat, head, at + 1);
     }
     return false;
