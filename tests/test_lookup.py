@@ -1379,6 +1379,8 @@ def test_an_error_line_that_no_release_writes_is_another_programs():
                   "16:53:24 - \u274c Crashed container in pod: vllm-standalone-llama-3-1b-845945945-dljsw",
                   "model-server: the inference process exited with code 137",
                   "Worker 3 died unexpectedly while the benchmark was running",
+                  # what alone is allowed, in an issue's title
+                  "[Bug]: Only base64, http or https URLs are supported.",
                   # Ray Serve's health check of a replica
                   "Didn't receive health check response for replica Replica(id='rut1591v', deployment='vLLM:Qwen') after 10.0s, marking it unhealthy.",
                   # Python's logging format of another program: a warning is its report too

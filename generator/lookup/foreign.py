@@ -403,6 +403,8 @@ ERROR_LINE = re.compile(r"(?:Error|Exception)(?![A-Za-z0-9_])|(?:^|[^A-Za-z0-9_]
                         r"|but got|(?:was|were) expected|(?:[Dd]oes|[Dd]o) not match|[Nn]ot installed|was not called|not be able to"
                         # ("did not find expected '-' indicator", "X is only available for API, CLI and Web.")
                         r"|[Dd]id not find|(?:is|are) only (?:available|supported) (?:for|on|in|with|when))(?![A-Za-z0-9_])|^[EFW][0-9]{4} [0-9]{2}:[0-9]{2}"
+                        # ... or what alone is allowed ("Only base64, http or https URLs are supported.")
+                        r"|(?:^|[^A-Za-z0-9_])[Oo]nly [^\n]{1,80}? (?:is|are) (?:supported|allowed)(?![A-Za-z0-9_])"
                         # ... PyTorch's C++ (c10) log header, month and day unpadded: "[W530 17:23:59.243033714 OperatorEntry.cpp:154] Warning: ..."
                         r"|^\[[EFW][0-9]{3,4} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)? [\w.-]+\.(?:cpp|cc|cu|h|hpp):[0-9]+\]"
                         # another program's logger warning in its own header ("[WARNING:swift] ...", or
