@@ -119,27 +119,22 @@ _STAT = {"raise": "raises", "assert": "asserts", "log": "logs", "response": "res
 def class_messages(scans: list[tuple[str, FileScan]]) -> dict[str, tuple[str, str]]:
     """Exception class name → (its own message template, "path:line"), for the classes
     whose ``__init__`` sets one; a name two files give different messages is left out."""
-    found: dict[str, tuple[str, str] | None] = {}
-    for path, scan in scans:
-        for site in scan.sites:
-            if site.kind != "message" or site.template is None:
-                continue
-            name = site.exception
-            value = (site.template, f"{path}:{site.line}")
-            if name in found and (found[name] is None or found[name][0] != site.template):
-                found[name] = None
-            elif name not in found:
-                found[name] = value
-    return {name: value for name, value in found.items() if value is not None}
+    return _unique_texts(scans, "message")
 
 
 def module_constants(scans: list[tuple[str, FileScan]]) -> dict[str, tuple[str, str]]:
     """A module constant's name (``NAME`` or ``NAME['KEY']``) → (its text, "path:line"); a
     name two files give different texts is left out: which one a raise imports is unknown."""
+    return _unique_texts(scans, "constant")
+
+
+def _unique_texts(scans: list[tuple[str, FileScan]], kind: str) -> dict[str, tuple[str, str]]:
+    """The read-only sites of ``kind`` by name (``exception``) → (template, "path:line"), for
+    the names that every file gives the same template."""
     found: dict[str, tuple[str, str] | None] = {}
     for path, scan in scans:
         for site in scan.sites:
-            if site.kind != "constant" or site.template is None:
+            if site.kind != kind or site.template is None:
                 continue
             name = site.exception
             if name in found and (found[name] is None or found[name][0] != site.template):
