@@ -700,6 +700,25 @@ def test_next_words_found_inside_a_word_of_the_value_are_no_divergence():
     assert top(m, "ValueError: Failed to apply Qwen2VLProcessor on my images today") is None  # its own words after "on"
 
 
+def test_a_report_with_its_raising_frame_that_says_see_above_leaves_the_failure_above_the_answer():
+    """V1's "EngineCore encountered an issue. See stack trace (above) for the root cause.", raised
+    where the traceback shows (get_output_async), only reports the failure above it: a flash-attn
+    whose function takes other arguments is the answer, the report listed after it."""
+    template = "EngineCore encountered an issue. See stack trace (above) for the root cause."
+    errors = [LookupError_("e0", "EngineDeadError", template, "EngineDeadError", "", ["v1"],
+                           [{"path": "vllm/v1/engine/core_client.py", "line": 740, "function": "AsyncMPClient.get_output_async"}])]
+    m = Matcher(errors, [[template]])
+    paste = ("ERROR 07-07 02:22:12 [core.py:588] TypeError: flash_attn_varlen_func() got an unexpected keyword argument 'num_splits'\n"
+             "ERROR 07-07 02:22:12 [async_llm.py:419] AsyncLLM output_handler failed.\n"
+             "ERROR 07-07 02:22:12 [async_llm.py:419] Traceback (most recent call last):\n"
+             '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core_client.py", line 740, in get_output_async\n'
+             "    raise self._format_exception(outputs) from None\n"
+             "vllm.v1.engine.exceptions.EngineDeadError: " + template)
+    matches, foreign = m.lookup(paste)
+    assert [x.error.id for x in matches] == ["e0"] and matches[0].frame
+    assert foreign is not None and foreign["role"] == "answer"
+
+
 def test_words_of_an_exception_type_name_are_not_its_message():
     m = tiny_matcher(("NotImplementedError", "not implemented"))
     assert top(m, "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:") is None

@@ -83,7 +83,7 @@ def assemble(
                 site.placeholders = placeholder_names(site.template)
             # `raise NotImplementedError(STR_NOT_IMPL_ENC_DEC_ERR_STRS['STR_NOT_IMPL_ENC_DEC_LORA'])`:
             # the text lives in another module's constant; shown and matched, the id unchanged
-            named = constant_named(site.template) if site.kind != "message" else None
+            named = constant_named(site.template)
             if named is not None and named in constants and not has_words(site.template):
                 site.template, site.message_from = constants[named]
                 site.message_name = named
