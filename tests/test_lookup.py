@@ -55,10 +55,19 @@ def top(matcher: Matcher, text: str) -> str | None:
         "2024-12-19 21:40:35 ERROR 56542 [async_llm_engine.py:64] ValueError: boom",  # another format: a pid, not a date
         "Dec  1 10:00:00 gpu-host vllm[1234]: ValueError: boom",  # syslog, journalctl: a service systemd runs
         "Dec 01 10:00:00 gpu-host python3.12[88]: (EngineCore_DP0 pid=316) ValueError: boom",
+        # V1's worker names its rank, and the logging file's name opens with "m" (no colour's "[m")
+        "(VllmWorker rank=0 pid=1574) ERROR 07-25 03:42:09 [multiproc_executor.py:546] ValueError: boom",
     ],
 )
 def test_log_prefixes_are_removed(line):
     assert clean_paste(line) == "ValueError: boom"
+
+
+def test_a_colour_that_lost_its_escape_is_removed_but_not_a_bracketed_name():
+    """"[0m" and "[1;31m" are colours whose ESC was lost; "[m" too, where no word goes on from it:
+    "[multiproc_executor.py:546]" and "[mla.py:1]" are files' names, kept whole."""
+    assert clean_paste("[1;31mValueError: boom [m").strip() == "ValueError: boom"
+    assert clean_paste("worker at [multiproc_executor.py:546] and [mla.py:1] died") == "worker at [multiproc_executor.py:546] and [mla.py:1] died"
 
 
 def test_a_carriage_return_shown_as_caret_m_is_a_line_end():
@@ -679,6 +688,20 @@ def test_a_report_whose_value_is_the_original_error_wraps_it():
     assert top(m, dead + ": RuntimeError('Engine process (pid 20) died.').") == "e0"  # no error of its own in the value
 
 
+def test_an_exception_another_program_reraised_under_its_own_type_is_vllms():
+    """Dynamo re-raises what the code it traced raised under a type of its own, the inner
+    type and message after it: vLLM's message is the answer, the compiler's error its cause."""
+    text = ("Assigning / modifying buffers of nn.Module during forward pass is not allowed when using cudagraph "
+            "inside the compiler because it will cause silent errors. Please use eager mode or fix the code.")
+    m = tiny_matcher(("RuntimeError", text))
+    line = "ERROR 12-29 07:19:20 core.py:200] torch._dynamo.exc.InternalTorchDynamoError: RuntimeError: " + text
+    (match,), foreign = m.lookup(line)
+    assert match.error.id == "e0" and foreign["id"] == "torch-compile-error" and foreign["role"] == "cause"
+    # the words alone, without vLLM's type beside them, leave the compiler's error the answer
+    matches, foreign = m.lookup("torch._dynamo.exc.InternalTorchDynamoError: " + text)
+    assert not matches and foreign["id"] == "torch-compile-error" and foreign["role"] == "answer"
+
+
 def test_a_named_message_whose_opening_is_shown_whole_then_other_words_is_partial():
     """An issue title that names the exception and quotes the message's opening words whole,
     then says the rest in its own ("... with vLLM (ms_swift not propagating seed)")."""
@@ -890,7 +913,7 @@ def test_lines_that_say_what_is_wrong_in_other_words_are_another_programs_when_n
                  "Standardized Ascend KV cache must contain two dense K/V planes, got 1 slots",
                  "Input should be a valid list [type=list_type, input_value={'test': 1}, input_type=dict]",  # pydantic's
                  "Expected shape (1, 512), but got (1, 768). Padding/truncating.",
-                 "Received a Qwen2VLImageProcessorFast for argument image_processor, but a Qwen2VLImageProcessor was expected",
+                 "Received a list of 3 images, but a single image was expected",
                  "KV cache page size calculated by the plugin does not match the kernel's page size",
                  "WARNING:CUDA extension not installed.",
                  "destroy_process_group() was not called before program exit",

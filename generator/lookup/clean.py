@@ -30,13 +30,15 @@ PREFIX_ROUNDS = 6  # prefixes stack: "vllm-1  | (APIServer pid=1) ERROR ... ] "
 # ANSI escapes: CSI (colours, cursor), OSC (a title, a hyperlink: ended by BEL or by ST, ESC \\),
 # other two-character escapes, and CSI colours that lost their ESC. An OSC stops at the next
 # ESC: each one's body is read once, so 100,000 unterminated "ESC ]" cost linear time (an OSC
-# read up to the next BEL anywhere made each of them scan the rest of the paste).
-ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]|(?<![\w\]])\[(?:\d{1,3}(?:;\d{1,3})*)?m")
+# read up to the next BEL anywhere made each of them scan the rest of the paste). A reset that
+# lost its ESC with no number ("[m") only where no word goes on from it: "[multiproc_executor.py:546]"
+# is vLLM's log header, whose "[m" is the file's name.
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]|(?<![\w\]])\[(?:\d{1,3}(?:;\d{1,3})*m|m(?![\w.-]))")
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[nrt\"'\\/])")
 LINE_PREFIXES = [
     re.compile(r"^[\w.-]+-\d+\s+\|\s?"),  # docker-compose: "vllm-1  | "
-    re.compile(r"^\s*\((?:[\w.:-]+\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)\s?"),  # (EngineCore_DP0 pid=316)
+    re.compile(r"^\s*\((?:[\w.:-]+(?:=[\w.:-]+)?\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)\s?"),  # (EngineCore_DP0 pid=316)
     re.compile(r"^\s*\[rank\d+\]:\s?"),  # [rank0]:
     # vLLM's headers: "ERROR 11-18 18:07:28 engine.py:366] ", "INFO 05-01 12:00:00.123 [core.py:710] "
     re.compile(
@@ -93,8 +95,8 @@ WEB_SPACE = re.compile("[\u00a0\u2007\u202f]")
 # A web page that drops a log's line breaks runs its records together on one line
 # ("... line 162, in all_reduce ERROR 11-04 18:02:56 [executor.py:597] self.nccl..."); a
 # line with two or more is cut back into records before each one.
-_PROCESS = r"\((?:[\w.:-]+\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)"
-_NAMED_PROCESS = r"\((?:[\w.:-]+\s+)+pid=\d+(?:,\s*ip=[\w.:]+)?\)"  # alone, a tag needs its name: "(pid=3)" may be text
+_PROCESS = r"\((?:[\w.:-]+(?:=[\w.:-]+)?\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)"
+_NAMED_PROCESS = r"\((?:[\w.:-]+(?:=[\w.:-]+)?\s+)+pid=\d+(?:,\s*ip=[\w.:]+)?\)"  # alone, a tag needs its name: "(pid=3)" may be text
 RECORD_START = re.compile(
     r"(?:" + _PROCESS + r"\s*)*\b(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+"
     r"\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\[[^\]\s]+:\d+\]|[\w./-]+:\d+\])"

@@ -876,7 +876,7 @@ class Matcher:
         # A foreign error that vLLM only warned about ("Failed to import from vllm._C:
         # ImportError(...)") did not stop it: an error logged after it is a failure of its own.
         warned = any(m.error.kind == "log" and m.error.exception.upper() == "WARNING" and quotes_it(m) for m in ranked)
-        kept = [m for m in ranked if m.frame or quotes_it(m) or self._raised_from_it(m, cleaned, at, line_end) or (
+        kept = [m for m in ranked if m.frame or quotes_it(m) or self._raised_from_it(m, cleaned, at, line_end) or _wrapped_by_it(m, cleaned, at) or (
                 not WRAPPER.search(m.error.template) and m.start > line_end
                 and (m.error.kind != "log" or warned and m.error.exception.upper() in ("ERROR", "CRITICAL")))]
         # A log line that quotes it is listed, but the foreign error stays the answer: a log
@@ -1624,7 +1624,7 @@ NATIVE_BACKTRACE = re.compile(r"\.so(?:\.[\d.]+)?\(\+0x[0-9a-fA-F]+\)|\bframe #\
 VLLM_LOG_LINE = re.compile(r"\b(?:WARNING|ERROR|CRITICAL)[ \t]+\d\d-\d\d[ \t]+\d\d:\d\d:\d\d(?:\.\d+)?[ \t]+\[?[\w.-]+\.py:\d+\][ \t]*([^\n]*)")
 VLLM_LOG_LINE_HEAD = 40  # of the message's characters, found again in the cleaned paste: where the line is
 # The paste's last line: a process's name, then a sentence with no log header (foreign.PROCESS_LINE_REASON)
-PROCESS_LINE = re.compile(r"\((?:[\w.:-]+\s+)+pid=\d+(?:,\s*ip=[\w.:]+)?\)[ \t]+(?!(?:DEBUG|INFO|WARNING|ERROR|CRITICAL|Traceback)\b)"
+PROCESS_LINE = re.compile(r"\((?:[\w.:-]+(?:=[\w.:-]+)?\s+)+pid=\d+(?:,\s*ip=[\w.:]+)?\)[ \t]+(?!(?:DEBUG|INFO|WARNING|ERROR|CRITICAL|Traceback)\b)"
                           r"([A-Z][a-z]*(?:[ \t]+[^\s(=:][^\n]*)?)[ \t]*$")
 
 # Python's words, right after an exception, that it caused the next one (raise ... from, or an
@@ -1826,6 +1826,16 @@ def _goes_on_after_a_stock_phrase(cleaned: str, m) -> bool:
     if not template or HOLE.search(template) or len(ASCII_WORD.findall(template)) > STOCK_PHRASE_WORDS:
         return False
     return SAYS_WHAT_AFTER.match(cleaned, m.end) is not None
+
+
+def _wrapped_by_it(m, cleaned: str, at: int) -> bool:
+    """Whether vLLM's exception ``m``, shown whole with its type, is what the foreign error's
+    line goes on to: another program re-raised it under a type of its own, the vLLM error's
+    type and message after it ("torch._dynamo.exc.InternalTorchDynamoError: RuntimeError:
+    Assigning / modifying buffers of nn.Module ..."): Dynamo wraps what the code it traced
+    raised, so vLLM's message is the failure and the wrapper's type its cause."""
+    return (m.score >= SURE and m.exception_agrees and m.error.kind != "log" and at < m.start
+            and "\n" not in cleaned[at : m.start])
 
 
 def _quoted_whole(cleaned: str, inner, a: int, b: int) -> bool:

@@ -2013,6 +2013,7 @@
           m.frame ||
           quotesIt(m) ||
           this.raisedFromIt(m, cleaned, at, lineEnd) ||
+          wrappedByIt(m, cleaned, at, rules) ||
           (!rules.wrapper.test(m.error.template) &&
             m.start > lineEnd &&
             (m.error.kind !== "log" || (warned && ["ERROR", "CRITICAL"].includes(m.error.exception.toUpperCase())))),
@@ -2606,6 +2607,12 @@
         }
       }
     }
+  }
+
+  /** match.py _wrapped_by_it: vLLM's exception, whole with its type, is what the foreign error's line goes on to
+   *  ("torch._dynamo.exc.InternalTorchDynamoError: RuntimeError: Assigning / modifying buffers ..."). */
+  function wrappedByIt(m, cleaned, at, rules) {
+    return m.score >= rules.sure && m.exceptionAgrees && m.error.kind !== "log" && at < m.start && !cleaned.slice(at, m.start).includes("\n");
   }
 
   /** PYTHON_WROTE.match(cleaned, start): Python's own words from there to the line's end. */
