@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import sys
@@ -68,6 +69,15 @@ def test_a_colour_that_lost_its_escape_is_removed_but_not_a_bracketed_name():
     "[multiproc_executor.py:546]" and "[mla.py:1]" are files' names, kept whole."""
     assert clean_paste("[1;31mValueError: boom [m").strip() == "ValueError: boom"
     assert clean_paste("worker at [multiproc_executor.py:546] and [mla.py:1] died") == "worker at [multiproc_executor.py:546] and [mla.py:1] died"
+
+
+def test_a_markdown_frame_and_padding_are_no_part_of_the_paste():
+    """A code fence's lines, a code block's or a reply's indent shared by every line, and the
+    spaces a terminal pads lines with: the traceback's own indentation stays."""
+    paste = "```python\n    Traceback (most recent call last):   \n      File \"x.py\", line 1, in f\n        raise X\n    ValueError: boom  \n```"
+    assert clean_paste(paste) == 'Traceback (most recent call last):\n  File "x.py", line 1, in f\n    raise X\nValueError: boom'
+    assert clean_paste("~~~\nValueError: boom\n~~~") == "ValueError: boom"
+    assert clean_paste("  a\n\tb") == "  a\n\tb"  # nothing shared: nothing taken
 
 
 def test_a_carriage_return_shown_as_caret_m_is_a_line_end():
@@ -164,14 +174,14 @@ def test_a_paste_that_opens_inside_a_frames_path_reads_it_as_a_frame():
     matches, foreign = m.lookup(cut)
     assert matches == [] and foreign["id"] == "exception-not-in-vllm" and "transformers" in foreign["reason"]
     # a frame whole, or words before a path, stay as they are
-    assert clean_paste('  File "/x/a.py", line 3, in f') == '  File "/x/a.py", line 3, in f'
+    assert clean_paste('  File "/x/a.py", line 3, in f') == 'File "/x/a.py", line 3, in f'  # (its indent, shared by every line, goes)
     assert clean_paste('see a.py", line 3, in f') == 'see a.py", line 3, in f'
 
 
 def test_a_web_pages_no_break_spaces_are_spaces():
     """A code block copied from a web page keeps its "&nbsp;" as no-break spaces: the frame
     that stops at its raise, indented with them, is read as the frame it is."""
-    assert clean_paste("\u00a0 File \"/x/vllm/a.py\",\u00a0line 3,\u202fin f") == '  File "/x/vllm/a.py", line 3, in f'
+    assert clean_paste("\u00a0 File \"/x/vllm/a.py\",\u00a0line 3,\u202fin f\nValueError") == '  File "/x/vllm/a.py", line 3, in f\nValueError'
     from generator.lookup.match import LookupError_, Matcher
 
     errors = [LookupError_("e0", "NotImplementedError", "", "NotImplementedError", "", ["v1"],
@@ -1898,6 +1908,47 @@ def test_foreign_pastes_name_their_foreign_error(history_matcher):
         _, foreign = history_matcher.lookup(data["paste"])
         wrong += foreign is None or foreign["id"] != data["foreign"]
     assert named >= 30 and wrong <= named * 0.1, (named, wrong)
+
+
+# The shapes a paste takes on its way from a terminal to a search box: each one, applied to a
+# paste, must leave its answer as it was (cleaning undoes what it adds).
+SHAPES = {
+    "docker-compose prefix": lambda p: "\n".join("vllm-1  | " + line for line in p.split("\n")),
+    "Kubernetes timestamps": lambda p: "\n".join("2025-06-05T16:30:08.123456789Z " + line for line in p.split("\n")),
+    "Windows line ends": lambda p: p.replace("\n", "\r\n"),
+    "a reply's quote": lambda p: "\n".join("> " + line for line in p.split("\n")),
+    "a Markdown code block's indent": lambda p: "\n".join("    " + line for line in p.split("\n")),
+    "a Markdown code fence": lambda p: "```text\n" + p + "\n```",
+    "terminal colours": lambda p: "\n".join("\x1b[1;31m" + line + "\x1b[0m" for line in p.split("\n")),
+    "colours that lost their ESC": lambda p: "\n".join("[1;31m" + line + "[0m" for line in p.split("\n")),
+    "HTML entities": lambda p: html.escape(p),
+    "torchrun's rank prefix": lambda p: "\n".join("[rank0]: " + line for line in p.split("\n")),
+    "a web page's no-break spaces": lambda p: p.replace(" ", "\u00a0"),
+    "spaces padding each line": lambda p: "\n".join(line + "   " for line in p.split("\n")),
+}
+SHAPES_EVERY = 4  # every fourth tuning paste: the shapes cost a lookup each
+SHAPES_LOST = 0.005  # of those answered right as given, and never fewer than 2
+
+
+def _answered_right(matcher, paste: str, data: dict) -> bool:
+    matches, foreign = matcher.lookup(paste, top=3)
+    if data["expected"]:
+        right = {data["expected"], *data.get("acceptable", [])}
+        return bool(matches) and bool(right & {matches[0].error.id, (matches[0].current or matches[0].error).id, *(a.id for a in matches[0].also)})
+    return foreign is not None and (not matches or foreign.get("role") == "answer")
+
+
+def test_a_paste_keeps_its_answer_in_the_shapes_people_paste_it(history_matcher):
+    """A paste answered right as given is answered the same way indented, fenced, quoted,
+    coloured, escaped or behind a container's prefixes (each shape found cleaning bugs: a
+    Markdown fence, spaces padding lines, colours that lost their ESC after a word)."""
+    sample = [json.loads(path.read_text(encoding="utf-8")) for path in PASTES[::SHAPES_EVERY]]
+    right = [data for data in sample if _answered_right(history_matcher, data["paste"], data)]
+    assert len(right) >= 0.9 * len(sample)
+    lost = {name: [data["source"] for data in right if not _answered_right(history_matcher, shape(data["paste"]), data)]
+            for name, shape in SHAPES.items()}
+    too_many = {name: sources for name, sources in lost.items() if len(sources) > max(2, SHAPES_LOST * len(right))}
+    assert not too_many, too_many
 
 
 def test_each_foreign_error_is_told_by_its_own_examples(history_matcher):

@@ -30,10 +30,10 @@ PREFIX_ROUNDS = 6  # prefixes stack: "vllm-1  | (APIServer pid=1) ERROR ... ] "
 # ANSI escapes: CSI (colours, cursor), OSC (a title, a hyperlink: ended by BEL or by ST, ESC \\),
 # other two-character escapes, and CSI colours that lost their ESC. An OSC stops at the next
 # ESC: each one's body is read once, so 100,000 unterminated "ESC ]" cost linear time (an OSC
-# read up to the next BEL anywhere made each of them scan the rest of the paste). A reset that
-# lost its ESC with no number ("[m") only where no word goes on from it: "[multiproc_executor.py:546]"
-# is vLLM's log header, whose "[m" is the file's name.
-ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]|(?<![\w\]])\[(?:\d{1,3}(?:;\d{1,3})*m|m(?![\w.-]))")
+# read up to the next BEL anywhere made each of them scan the rest of the paste). A colour that
+# lost its ESC also right after a word ("ValueError: boom[0m"); a reset with no number ("[m")
+# only between words: "[multiproc_executor.py:546]" is vLLM's log header, "[m" its file's name.
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]|(?<!\])\[\d{1,3}(?:;\d{1,3})*m(?!\])|(?<![\w\]])\[m(?![\w.-])")
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[nrt\"'\\/])")
 LINE_PREFIXES = [
@@ -131,6 +131,8 @@ SHARED_PREFIX_SHARE = 0.6  # of the paste's non-blank lines, and at least 3
 CHATTER = re.compile(r"^[^\n]{0,80}?\b(?:INFO|DEBUG)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d")
 # kept: what may be an error, and the line that says which vLLM this is (match.VERSION_STRING)
 CHATTER_KEEP = re.compile(r"Error|Exception|Traceback|vLLM API server version|LLM engine \(v", re.I)
+# A Markdown code fence's own line ("```python", "~~~"): the paste's frame, none of its text
+CODE_FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+.-]*[ \t]*$")
 # an HTTP server's access log line ('INFO: 10.0.0.1:5 - "POST /v1/chat/completions HTTP/1.1" 500
 # Internal Server Error'): its status phrase is no message of vLLM's, whatever its words
 _REQUEST = r'"(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/\d(?:\.\d)?"'
@@ -178,7 +180,7 @@ def clean_paste(text: str) -> str:
         text = FULL_WIDTH_TYPE_COLON.sub(r"\1: ", text)
     text = SHOWN_CR.sub("", text)
     lines = []
-    for raw in (record for line in join_hard_wraps(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    for raw in (record for line in join_hard_wraps(dedented(text.replace("\r\n", "\n").replace("\r", "\n").split("\n")))
                 for piece in split_records(line) for part in split_access_records(piece)
                 for record in split_traceback(part)):
         line = without_prefixes(raw)
@@ -189,8 +191,26 @@ def clean_paste(text: str) -> str:
             continue
         if CHATTER.search(raw) and not CHATTER_KEEP.search(raw):
             continue  # an INFO or DEBUG log line: vLLM never reports a raised error there
-        lines.append(line)
+        if CODE_FENCE.match(line):
+            continue
+        # a terminal or an editor pads lines with spaces: a line's end is where its text ends
+        lines.append(line.rstrip(" \t"))
     return "\n".join(_without_shared_prefix(lines))
+
+
+def dedented(lines: list[str]) -> list[str]:
+    """``lines`` less the spaces and tabs that open every one of them with text: a Markdown code
+    block indents a paste by four spaces, a quoting reply by its own; what each line has
+    beyond that (a traceback's indentation) stays. A code fence's own line does not count."""
+    common = None
+    for line in lines:
+        if not line.strip() or CODE_FENCE.match(line):
+            continue
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        common = indent if common is None else common[: next((i for i, (a, b) in enumerate(zip(common, indent)) if a != b), min(len(common), len(indent)))]
+        if not common:
+            return lines
+    return lines if not common else [line[len(common) :] if line.startswith(common) else line for line in lines]
 
 
 def join_hard_wraps(lines: list[str]) -> list[str]:

@@ -127,6 +127,7 @@ def rules() -> dict:
             "control": _source(clean.CONTROL),
             "json_escape": _source(clean.JSON_ESCAPE),
             "chatter": _source(clean.CHATTER),
+            "code_fence": _source(clean.CODE_FENCE),
             "record_start": _source(clean.RECORD_START),
             "flat_frame": _source(clean.FLAT_FRAME),
             "typographic_frame": _source(clean.TYPOGRAPHIC_FRAME),

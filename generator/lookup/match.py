@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Callable, Iterable
 
-from generator.lookup.clean import ANSI, DROPPED, Origin, clean_paste, squash, squash_text, squashes_longer
+from generator.lookup.clean import ANSI, CODE_FENCE, DROPPED, WEB_SPACE, Origin, clean_paste, squash, squash_text, squashes_longer
 from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, ISSUE_TAGS, LOGGED_ABOVE_TRACEBACK, WRAPPER, ForeignError, foreign_call, foreign_errors,
                                       foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
                                       raise_vllm_never_wrote, raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID,
@@ -919,7 +919,7 @@ class Matcher:
         tail = text[-LOG_HEADER_TAIL:]
         if NATIVE_BACKTRACE.search(tail) and not TRACEBACK_SHOWN.search(tail):
             return []
-        for found in reversed(list(LOG_HEADER.finditer(ANSI.sub("", tail)))):
+        for found in reversed(list(LOG_HEADER.finditer(WEB_SPACE.sub(" ", ANSI.sub("", tail))))):
             numbers = self.logged_at.get(f"{found.group(1)}:{found.group(2)}", [])
             problems = {self.groups.get(self.errors[n].id, self.errors[n].id) for n in numbers}
             if len(problems) == 1:
@@ -1743,12 +1743,20 @@ def _in_a_response_body(cleaned: str, start: int) -> bool:
     return RESPONSE_BODY.search(cleaned, cleaned.rfind("\n", 0, start) + 1, start) is not None
 
 
+def _as_given(text: str) -> str:
+    """The paste's end as given, for reading log headers: without a terminal's colours, and a web
+    page's no-break spaces as spaces, and no Markdown code fence's line (cleaning takes the
+    headers off, so they are read here)."""
+    given = WEB_SPACE.sub(" ", ANSI.sub("", text[-LOG_HEADER_TAIL:]))
+    return "\n".join(line for line in given.split("\n") if not CODE_FENCE.match(line)) if "```" in given or "~~~" in given else given
+
+
 def unmatched_vllm_log_line(text: str, cleaned: str) -> tuple[int, str, str, str, int] | None:
     """When nothing else told the paste: its last line with vLLM's log header at warning level or
     above (read from ``text``, the paste as given), whose words no release logs, placed in
     ``cleaned``; not under a traceback whose last frame is vLLM's (its line may be built at run time)."""
     found = None
-    for found in VLLM_LOG_LINE.finditer(ANSI.sub("", text[-LOG_HEADER_TAIL:])):
+    for found in VLLM_LOG_LINE.finditer(_as_given(text)):
         pass
     if found is None:
         return None
@@ -1775,7 +1783,7 @@ def unmatched_process_line(text: str, cleaned: str) -> tuple[int, str, str, str,
     """When nothing else told the paste: its last line (read from ``text``, the paste as given) is
     a sentence a library printed in one of vLLM's processes (``PROCESS_LINE``), placed in
     ``cleaned``; not under a traceback whose last frame is vLLM's."""
-    lines = ANSI.sub("", text[-LOG_HEADER_TAIL:]).rstrip().rsplit("\n", 1)
+    lines = _as_given(text).rstrip().rsplit("\n", 1)
     found = PROCESS_LINE.search(lines[-1])
     if found is None:
         return None
@@ -1790,7 +1798,7 @@ def unmatched_anothers_line(text: str, cleaned: str) -> tuple[int, str, str, str
     opens with another program's log header (``ANOTHERS_LOG_LINE``: glog's, SGLang's, LMCache's,
     Rust's tracing, Ray's, Gloo's, a Python warning of another package's file): that program
     wrote it, whatever its words; placed in ``cleaned``; not under vLLM's frame."""
-    line = ANSI.sub("", text[-LOG_HEADER_TAIL:]).rstrip().rsplit("\n", 1)[-1]
+    line = _as_given(text).rstrip().rsplit("\n", 1)[-1]
     header = ANOTHERS_LOG_LINE.match(line)
     if header is None:
         return None

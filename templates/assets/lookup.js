@@ -879,6 +879,7 @@
       sharedPrefix: pyRegex(patterns.shared_prefix),
       sharedPrefixShare: rules.shared_prefix_share,
       chatter: pyRegex(patterns.chatter),
+      codeFence: pyRegex(patterns.code_fence),
       recordStart: pyRegex(patterns.record_start, "", "g"),
       recordStartAt: pyRegex(patterns.record_start, "", "y"),
       hardWrapWidth: rules.hard_wrap_width,
@@ -1460,7 +1461,7 @@
       text = text.replace(rules.shownCr, "");
       const lines = [];
       const records = [];
-      for (const line of joinHardWraps(text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n"), rules))
+      for (const line of joinHardWraps(dedented(text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n"), rules), rules))
         for (const piece of splitRecords(line, rules))
           for (const part of splitAccessRecords(piece, rules)) records.push(...splitTraceback(part, rules));
       for (const raw of records) {
@@ -1472,7 +1473,8 @@
           continue;
         }
         if (rules.chatter.test(raw) && !rules.chatterKeep.test(raw)) continue;
-        lines.push(line);
+        if (rules.codeFence.test(line)) continue; // clean.py: a Markdown fence's own line
+        lines.push(line.replace(/[ \t]+$/, "")); // clean.py: a line's end is where its text ends
       }
       return withoutSharedPrefix(lines, rules).join("\n");
     }
@@ -1755,7 +1757,7 @@
      * (read from raw, the paste as given), whose words no release logs, placed in cleaned; not under vLLM's frame. */
     unmatchedVllmLogLine(raw, cleaned) {
       let found = null;
-      for (const m of raw.slice(-this.rules.logHeaderTail).replace(this.rules.ansi, "").matchAll(this.rules.vllmLogLine)) found = m;
+      for (const m of this.asGiven(raw).matchAll(this.rules.vllmLogLine)) found = m;
       if (found === null) return null;
       const message = pyStrip(toSlots(found[1]));
       const u = this.rules.unmatchedLine;
@@ -1777,7 +1779,7 @@
     /** match.py unmatched_process_line(): the paste's last line (read from raw, the paste as given) is a sentence
      * a library printed in one of vLLM's processes, with no log header; placed in cleaned; not under vLLM's frame. */
     unmatchedProcessLine(raw, cleaned) {
-      const tail = raw.slice(-this.rules.logHeaderTail).replace(this.rules.ansi, "").replace(PY_SPACE_TAIL, "");
+      const tail = this.asGiven(raw).replace(PY_SPACE_TAIL, "");
       const found = this.rules.processLine.exec(tail.slice(tail.lastIndexOf("\n") + 1));
       if (found === null) return null;
       const message = pyStrip(toSlots(found[1]));
@@ -1790,7 +1792,7 @@
     /** match.py unmatched_anothers_line(): the paste's last line (read from raw) opens with another program's log
      * header: that program wrote it; placed in cleaned; not under vLLM's frame. */
     unmatchedAnothersLine(raw, cleaned) {
-      const tail = raw.slice(-this.rules.logHeaderTail).replace(this.rules.ansi, "").replace(PY_SPACE_TAIL, "");
+      const tail = this.asGiven(raw).replace(PY_SPACE_TAIL, "");
       const line = tail.slice(tail.lastIndexOf("\n") + 1);
       const pattern = this.rules.anothersLogLine;
       pattern.lastIndex = 0;
@@ -1802,12 +1804,19 @@
       return this.linePlaced(message, cleaned, u.anothersLineSource, u.anothersLineReason);
     }
 
+    /** match.py _as_given(): the paste's end as given, for its log headers: no colours, no-break spaces as
+     *  spaces, no Markdown code fence's line. */
+    asGiven(raw) {
+      const given = raw.slice(-this.rules.logHeaderTail).replace(this.rules.ansi, "").replace(this.rules.webSpace, " ");
+      return given.includes("```") || given.includes("~~~") ? given.split("\n").filter((line) => !this.rules.codeFence.test(line)).join("\n") : given;
+    }
+
     /** match.py _logged_there(): the error log the paste's log header names, when one problem is logged there. */
     loggedThere(raw) {
       // match.py: a native library's backtrace with no Python traceback is none that logger.exception printed
       const tail = raw.slice(-this.rules.logHeaderTail);
       if (this.rules.nativeBacktrace.test(tail) && !this.rules.tracebackShown.test(tail)) return [];
-      const found = Array.from(tail.replace(this.rules.ansi, "").matchAll(this.rules.logHeader));
+      const found = Array.from(tail.replace(this.rules.ansi, "").replace(this.rules.webSpace, " ").matchAll(this.rules.logHeader));
       for (let i = found.length - 1; i >= 0; i--) {
         const errors = this.loggedAt.get(found[i][1] + ":" + found[i][2]) || [];
         const problems = new Set(errors.map((e) => (this.groups.has(e.id) ? this.groups.get(e.id) : e.id)));
@@ -2613,6 +2622,24 @@
    *  ("torch._dynamo.exc.InternalTorchDynamoError: RuntimeError: Assigning / modifying buffers ..."). */
   function wrappedByIt(m, cleaned, at, rules) {
     return m.score >= rules.sure && m.exceptionAgrees && m.error.kind !== "log" && at < m.start && !cleaned.slice(at, m.start).includes("\n");
+  }
+
+  /** clean.py's dedented: the lines less the spaces and tabs that open every one with text. */
+  function dedented(lines, rules) {
+    let common = null;
+    for (const line of lines) {
+      if (!pyStrip(line) || rules.codeFence.test(line)) continue;
+      const indent = /^[ \t]*/.exec(line)[0];
+      if (common === null) {
+        common = indent;
+      } else {
+        let i = 0;
+        while (i < common.length && i < indent.length && common[i] === indent[i]) i++;
+        common = common.slice(0, i);
+      }
+      if (!common) return lines;
+    }
+    return common ? lines.map((line) => (line.startsWith(common) ? line.slice(common.length) : line)) : lines;
   }
 
   /** PYTHON_WROTE.match(cleaned, start): Python's own words from there to the line's end. */
