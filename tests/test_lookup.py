@@ -80,6 +80,11 @@ def test_a_markdown_frame_and_padding_are_no_part_of_the_paste():
     assert clean_paste("  a\n\tb") == "  a\n\tb"  # nothing shared: nothing taken
 
 
+def test_typographic_quotes_are_straight_again():
+    """A blog or a forum curls quotes: the body's "message" and a value's quotes read as printed."""
+    assert clean_paste("\u201cauto\u201d tool choice requires \u2018x\u2019") == "\"auto\" tool choice requires 'x'"
+
+
 def test_a_carriage_return_shown_as_caret_m_is_a_line_end():
     """less, vim and cat -v show a CR as "^M": the line ends there; "^M" inside a line stays."""
     assert clean_paste("raise X(^M\nValueError: boom^M") == "raise X(\nValueError: boom"
@@ -160,8 +165,8 @@ def test_a_frame_with_typographic_quotes_is_read_as_a_frame():
     """A blog or a word processor turns a frame's double quotes into curly ones."""
     assert clean_paste("File \u201c/x/vllm/a.py\u201d, line 3, in f\n  g()") == 'File "/x/vllm/a.py", line 3, in f\n  g()'
     assert clean_paste("File \u201c/x/vllm/a.py\u201c, line 3, in f") == 'File "/x/vllm/a.py", line 3, in f'
-    # curly quotes elsewhere stay (squashing folds them), and so does a file name that is no frame's
-    assert clean_paste("said \u201chi\u201d File \u201ca\u201d here") == "said \u201chi\u201d File \u201ca\u201d here"
+    # curly quotes elsewhere are made straight too (test_typographic_quotes_are_straight_again)
+    assert clean_paste("said \u201chi\u201d File \u201ca\u201d here") == 'said "hi" File "a" here'
 
 
 def test_a_paste_that_opens_inside_a_frames_path_reads_it_as_a_frame():
@@ -1925,6 +1930,7 @@ SHAPES = {
     "torchrun's rank prefix": lambda p: "\n".join("[rank0]: " + line for line in p.split("\n")),
     "a web page's no-break spaces": lambda p: p.replace(" ", "\u00a0"),
     "spaces padding each line": lambda p: "\n".join(line + "   " for line in p.split("\n")),
+    "a blog's typographic quotes": lambda p: p.replace("'", "\u2019").replace('"', "\u201d"),
 }
 SHAPES_EVERY = 4  # every fourth tuning paste: the shapes cost a lookup each
 SHAPES_LOST = 0.005  # of those answered right as given, and never fewer than 2
@@ -1941,7 +1947,7 @@ def _answered_right(matcher, paste: str, data: dict) -> bool:
 def test_a_paste_keeps_its_answer_in_the_shapes_people_paste_it(history_matcher):
     """A paste answered right as given is answered the same way indented, fenced, quoted,
     coloured, escaped or behind a container's prefixes (each shape found cleaning bugs: a
-    Markdown fence, spaces padding lines, colours that lost their ESC after a word)."""
+    Markdown fence, spaces padding lines, colours that lost their ESC after a word, curly quotes)."""
     sample = [json.loads(path.read_text(encoding="utf-8")) for path in PASTES[::SHAPES_EVERY]]
     right = [data for data in sample if _answered_right(history_matcher, data["paste"], data)]
     assert len(right) >= 0.9 * len(sample)

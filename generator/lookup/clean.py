@@ -85,6 +85,11 @@ CUT_FRAME = re.compile(r'\A(\s*)(?!File ")([^"\s]+\.py)", line (\d+), in ')
 # A full-width colon after an exception's type, as a Chinese or Japanese keyboard types it in an
 # issue's title ("ValueError：No available memory ..."): the type and its colon as Python prints them.
 FULL_WIDTH_TYPE_COLON = re.compile(r"(?<![A-Za-z0-9_.])((?:[A-Za-z_][A-Za-z0-9_.]*)?(?:Error|Exception|Warning))\uff1a[ \t\u3000]*")
+# Quotes a blog, a forum or a word processor made typographic ("‘auto’ tool choice ...", a
+# body's “message”): straight again, so that patterns and values read as printed (the
+# squashed message folds quote styles anyway).
+CURLY_SINGLE = re.compile("[\u2018\u2019]")
+CURLY_DOUBLE = re.compile("[\u201c\u201d]")
 # The no-break spaces a web page's code block is copied with ("&nbsp;" indents, a blog's
 # editor): spaces again, so that frames, log headers and "Type: message" read as printed.
 WEB_SPACE = re.compile("[\u00a0\u2007\u202f]")
@@ -176,6 +181,7 @@ def clean_paste(text: str) -> str:
     text = TYPOGRAPHIC_FRAME.sub(r'File "\1", line', text)
     text = CUT_FRAME.sub(r'\1File "\2", line \3, in ', text)
     text = WEB_SPACE.sub(" ", text)
+    text = CURLY_DOUBLE.sub('"', CURLY_SINGLE.sub("'", text))
     if "\uff1a" in text:  # (a scan that reads every word of a long log otherwise)
         text = FULL_WIDTH_TYPE_COLON.sub(r"\1: ", text)
     text = SHOWN_CR.sub("", text)

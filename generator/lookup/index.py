@@ -150,6 +150,8 @@ def rules() -> dict:
             "shared_prefix": _source(clean.SHARED_PREFIX),
             "chatter_keep": _source(clean.CHATTER_KEEP),
             "web_space": _source(clean.WEB_SPACE),
+            "curly_single": _source(clean.CURLY_SINGLE),
+            "curly_double": _source(clean.CURLY_DOUBLE),
             "full_width_type_colon": _source(clean.FULL_WIDTH_TYPE_COLON),
             "access_log": _source(clean.ACCESS_LOG),
             "log_header": _source(match.LOG_HEADER),

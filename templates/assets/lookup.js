@@ -891,6 +891,8 @@
       typographicFrame: pyRegex(patterns.typographic_frame, "", "g"),
       cutFrame: pyRegex(patterns.cut_frame),
       webSpace: pyRegex(patterns.web_space, "", "g"),
+      curlySingle: pyRegex(patterns.curly_single, "", "g"),
+      curlyDouble: pyRegex(patterns.curly_double, "", "g"),
       fullWidthTypeColon: pyRegex(patterns.full_width_type_colon, "", "g"),
       shownCr: pyRegex(patterns.shown_cr, "", "g"),
       dockerJsonLog: pyRegex(patterns.docker_json_log, "", "g"),
@@ -1455,6 +1457,8 @@
       text = text.replace(rules.cutFrame, '$1File "$2", line $3, in ');
       // clean.py's WEB_SPACE: a web page's no-break spaces are spaces
       text = text.replace(rules.webSpace, " ");
+      // clean.py: typographic quotes made straight
+      text = text.replace(rules.curlySingle, "'").replace(rules.curlyDouble, '"');
       // clean.py's FULL_WIDTH_TYPE_COLON: "ValueError：" typed on a Chinese or Japanese keyboard
       if (text.includes("\uff1a")) text = text.replace(rules.fullWidthTypeColon, "$1: ");
       // clean.py's SHOWN_CR: a pager's "^M" at a line's end
