@@ -705,13 +705,13 @@ def test_a_report_whose_value_is_the_original_error_wraps_it():
 
 def test_an_exception_another_program_reraised_under_its_own_type_is_vllms():
     """Dynamo re-raises what the code it traced raised under a type of its own, the inner
-    type and message after it: vLLM's message is the answer, the compiler's error its cause."""
+    type and message after it: vLLM's message is the answer, the compiler's error its wrapper."""
     text = ("Assigning / modifying buffers of nn.Module during forward pass is not allowed when using cudagraph "
             "inside the compiler because it will cause silent errors. Please use eager mode or fix the code.")
     m = tiny_matcher(("RuntimeError", text))
     line = "ERROR 12-29 07:19:20 core.py:200] torch._dynamo.exc.InternalTorchDynamoError: RuntimeError: " + text
     (match,), foreign = m.lookup(line)
-    assert match.error.id == "e0" and foreign["id"] == "torch-compile-error" and foreign["role"] == "cause"
+    assert match.error.id == "e0" and foreign["id"] == "torch-compile-error" and foreign["role"] == "wrapper"
     # the words alone, without vLLM's type beside them, leave the compiler's error the answer
     matches, foreign = m.lookup("torch._dynamo.exc.InternalTorchDynamoError: " + text)
     assert not matches and foreign["id"] == "torch-compile-error" and foreign["role"] == "answer"

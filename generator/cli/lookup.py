@@ -145,7 +145,7 @@ def describe(matcher, matches: list, foreign: dict | None, releases: dict | None
 
     lines: list[str] = []
     revisions = matcher.revisions
-    if foreign is not None and foreign.get("role") != "cause":
+    if foreign is not None and foreign.get("role") == "answer":
         lines += _foreign_lines(foreign, "Not a vLLM error")
         if matches:
             lines.append("Near vLLM messages, worded otherwise:" if all(m.verdict != "exact" for m in matches)
@@ -191,6 +191,8 @@ def describe(matcher, matches: list, foreign: dict | None, releases: dict | None
         lines.append(f"   {current['url']}")
     if foreign is not None and foreign.get("role") == "cause":
         lines += _foreign_lines(foreign, "Its cause, not vLLM's")
+    if foreign is not None and foreign.get("role") == "wrapper":
+        lines += _foreign_lines(foreign, "Re-raised by another program, not vLLM")
     return lines
 
 

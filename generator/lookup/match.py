@@ -889,6 +889,8 @@ class Matcher:
         info["role"] = "cause" if not retyped and any((m.error.kind != "log" or warned and m.start > line_end)
                                       and not (REPORTS_ABOVE.search(m.error.template) and line_end <= m.start)
                                       and not (POINTS_TO_ITS_VALUE.search(m.error.template) and quotes_it(m)) for m in kept) else "answer"
+        if info["role"] == "cause" and _wrapped_by_it(kept[0], cleaned, at):
+            info["role"] = "wrapper"  # the other program's error only carries vLLM's: no cause of it
         return kept[:top], info
 
     def _raised_from_it(self, m: Match, cleaned: str, at: int, line_end: int) -> bool:

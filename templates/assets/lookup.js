@@ -2037,6 +2037,8 @@
         && !(rules.reportsAbove.test(m.error.template) && lineEnd <= m.start)
         // ... nor a report whose value is the original error (match.py)
         && !(rules.pointsToItsValue.test(m.error.template) && quotesIt(m))) ? "cause" : "answer";
+      // the other program's error only carries vLLM's: no cause of it (match.py)
+      if (info.role === "cause" && wrappedByIt(kept[0], cleaned, at, rules)) info.role = "wrapper";
       return { matches: kept.slice(0, top).map((m) => m.toJSON()), not_vllm: info, releases: this.releasesOf(cleaned, frames, kept.slice(0, top)) };
     }
 
@@ -3607,7 +3609,7 @@
   function render(results, found, text) {
     const nodes = [];
     const foreign = found.not_vllm;
-    if (foreign && foreign.role !== "cause") {
+    if (foreign && foreign.role === "answer") {
       nodes.push(renderForeign(foreign, "Not a vLLM error"));
       if (found.matches.length) nodes.push(element("p", "errorkb-message",
         found.matches.every((m) => m.verdict !== "exact") ? "Near vLLM messages, worded otherwise:" : "vLLM also reported:"));
@@ -3625,6 +3627,7 @@
     }
     for (const match of found.matches) nodes.push(renderMatch(match));
     if (foreign && foreign.role === "cause") nodes.push(renderForeign(foreign, "Its cause, not vLLM's"));
+    if (foreign && foreign.role === "wrapper") nodes.push(renderForeign(foreign, "Re-raised by another program, not vLLM"));
     results.replaceChildren(...nodes);
   }
 
