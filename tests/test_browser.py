@@ -929,6 +929,19 @@ def test_ui_not_vllm_with_a_near_vllm_message(browser, site_url):
     assert results.find_elements(By.CSS_SELECTOR, ".errorkb-match")  # the near one, listed after
 
 
+def test_ui_vllm_error_another_program_reraised(browser, site_url):
+    from selenium.webdriver.common.by import By
+
+    # Dynamo re-raised vLLM's RuntimeError under its own type: vLLM's error first, the wrapper after it
+    results = _ask(browser, site_url, "torch._dynamo.exc.InternalTorchDynamoError: RuntimeError: Assigning / modifying buffers of "
+                                      "nn.Module during forward pass is not allowed when using cudagraph inside the compiler because "
+                                      "it will cause silent errors. Please use eager mode or fix the code.")
+    assert results.find_elements(By.CSS_SELECTOR, ".errorkb-match")
+    box = results.find_element(By.CSS_SELECTOR, ".errorkb-foreign")
+    assert box.text.startswith("Re-raised by another program, not vLLM: torch.compile failed")
+    assert results.text.index("Assigning / modifying buffers") < results.text.index("Re-raised by another program")
+
+
 # --- no markup from the paste or the catalog ---------------------------------------------------------------
 
 

@@ -2414,6 +2414,15 @@ def test_lookup_command_partial_and_foreign(corpus_bundle, session_cache):
     lines = near.stdout.splitlines()
     assert near.returncode == 0 and lines[0].startswith("Not a vLLM error: An exception whose message vLLM never writes")
     assert "Near vLLM messages, worded otherwise:" in lines and "(partial: the message may have been reworded)" in near.stdout
+    # vLLM's exception that Dynamo re-raised under its own type: vLLM's error first, the wrapper after it
+    wrapped = subprocess.run(base + ["torch._dynamo.exc.InternalTorchDynamoError: RuntimeError: Assigning / modifying buffers of "
+                                     "nn.Module during forward pass is not allowed when using cudagraph inside the compiler because "
+                                     "it will cause silent errors. Please use eager mode or fix the code."],
+                             capture_output=True, text=True, cwd=ROOT)
+    lines = wrapped.stdout.splitlines()
+    assert wrapped.returncode == 0 and lines[0].startswith("1. RuntimeError: Assigning / modifying buffers"), wrapped.stdout
+    assert any(line.startswith("Re-raised by another program, not vLLM: torch.compile failed") for line in lines), wrapped.stdout
+    assert not any(line.startswith(("Not a vLLM error", "Its cause")) for line in lines)
 
 
 def test_a_malformed_foreign_file_names_the_item_and_what_to_fix(tmp_path):

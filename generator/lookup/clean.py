@@ -18,6 +18,7 @@ that ``index.compact_index`` puts in the index; it carries none of them itself.
 from __future__ import annotations
 
 import html
+import os
 import re
 from bisect import bisect_right
 
@@ -213,7 +214,7 @@ def dedented(lines: list[str]) -> list[str]:
         if not line.strip() or CODE_FENCE.match(line):
             continue
         indent = line[: len(line) - len(line.lstrip(" \t"))]
-        common = indent if common is None else common[: next((i for i, (a, b) in enumerate(zip(common, indent)) if a != b), min(len(common), len(indent)))]
+        common = indent if common is None else os.path.commonprefix([common, indent])
         if not common:
             return lines
     return lines if not common else [line[len(common) :] if line.startswith(common) else line for line in lines]

@@ -1843,7 +1843,8 @@ def _wrapped_by_it(m, cleaned: str, at: int) -> bool:
     line goes on to: another program re-raised it under a type of its own, the vLLM error's
     type and message after it ("torch._dynamo.exc.InternalTorchDynamoError: RuntimeError:
     Assigning / modifying buffers of nn.Module ..."): Dynamo wraps what the code it traced
-    raised, so vLLM's message is the failure and the wrapper's type its cause."""
+    raised, so vLLM's message is the failure and the other program's error only carries it
+    (its role "wrapper", not "cause")."""
     return (m.score >= SURE and m.exception_agrees and m.error.kind != "log" and at < m.start
             and "\n" not in cleaned[at : m.start])
 
