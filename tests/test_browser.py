@@ -292,6 +292,16 @@ EDGE_PASTES = {
         "exception=Exception('Call to collective_rpc method failed: NCCL error: internal error')>"
     ),
     "a title quoting a first sentence that is its first chunk, without its stop": "[Bug]: AsyncEngineDeadError: Task finished unexpectedly when serving Qwen2",
+    "a raise and its exception run together behind docker-compose's prefix": 'vllm-1  | raise ValueError(f"x {n}.") ValueError: max_new_tokens must be greater than 0, but is -5923.',
+    "another program's log header behind kubectl's timestamp": "2025-06-05T16:30:08.123456789Z [Gloo] Rank 0 is connected to 0 peer ranks. Expected number of connected peer ranks is : 0",
+    "a cut frame behind docker-compose's prefix": ('vllm-1  | lib/python3.12/site-packages/transformers/models/llama/configuration_llama.py", line 182, in _rope_scaling_validation\n'
+                                                   "vllm-1  |     raise ValueError(\nvllm-1  | ValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {'factor': 8.0}"),
+    "a reply quoting log lines of one width": ("> (Worker_TP6 pid=903) ERROR 06-12 08:47:02 [multiproc_executor.py:962]     assert self.ratio is not None\n"
+                                               "> (Worker_TP6 pid=903) ERROR 06-12 08:47:02 [multiproc_executor.py:962]           ^^^^^^^^^^^^^^^^^^^^^^^\n"
+                                               "> (Worker_TP6 pid=903) ERROR 06-12 08:47:02 [multiproc_executor.py:962] AssertionError"),
+    "a message of one chunk without its stop": "ValueError: store_full_fp8 requires store_full_kv",
+    "a message of one chunk alone on its line, without its stop": "INFO starting\nstore_full_fp8 requires store_full_kv\n",
+    "a title quoting a message of one chunk that ends in a number": "[Bug]: ValueError: trace_decode_token_ids requires n=1 with beam search",
     "a title quoting a first sentence that ends with a bracket": "ValueError: Please use Flashinfer backend for models with logits_soft_cap (i.e., Gemma-2) on my MI300X",
     "a stop of the paste's own where vLLM's words go on": ("litellm.BadRequestError: Error code: 400 - You passed 8193 input tokens "
                                                           "and requested 0 output tokens.\nHowever, the model's context length is only 8192 tokens."),

@@ -80,6 +80,34 @@ def test_a_markdown_frame_and_padding_are_no_part_of_the_paste():
     assert clean_paste("  a\n\tb") == "  a\n\tb"  # nothing shared: nothing taken
 
 
+def test_what_a_container_or_a_reply_puts_before_each_line_hides_no_rule():
+    """docker-compose's, kubectl's, torchrun's and a reply's prefixes: a flattened raise and its
+    exception are still cut apart, a frame whose start was cut off gets its 'File "' back, lines
+    of the same width behind a reply's "> " are not read as one wrapped line, and a flag that
+    opens a line after a timestamp keeps its "--"."""
+    flat = 'raise ValueError(f"x {n}.") ValueError: max_new_tokens must be greater than 0'
+    for prefix in ("vllm-1  | ", "[rank0]: ", "> ", "2025-06-05T16:30:08.123456789Z "):
+        assert clean_paste(prefix + flat).split("\n") == ['raise ValueError(f"x {n}.")', "ValueError: max_new_tokens must be greater than 0"], prefix
+    cut = 'lib/python3.12/site-packages/transformers/configuration_llama.py", line 182, in _validation\n    raise ValueError(\nValueError: boom'
+    assert clean_paste("vllm-1  | " + cut.replace("\n", "\nvllm-1  | ")).startswith('File "lib/python3.12/')
+    same_width = "\n".join("> (Worker_TP6 pid=903) ERROR 06-12 08:47:02 [multiproc_executor.py:962] " + text
+                           for text in ("    assert self.ratio is not None", "           ^^^^^^^^^^^^^^^^^^^^^^", "AssertionError"))
+    assert clean_paste(same_width).split("\n") == ["    assert self.ratio is not None", "           ^^^^^^^^^^^^^^^^^^^^^^", "AssertionError"]
+    assert clean_paste("2025-06-05T16:30:08Z --mem-fraction-static=0.5") == "--mem-fraction-static=0.5"
+    assert clean_paste("2025-06-05 16:30:08 - boom") == "boom"
+
+
+def test_the_last_resort_rules_read_a_log_header_behind_a_containers_prefix():
+    """The rules that read another program's log header from the paste as given (cleaning takes
+    headers off) see it behind docker-compose's, kubectl's, torchrun's and a reply's prefixes."""
+    m = tiny_matcher(("ValueError", "Something unrelated entirely happened here."))
+    line = "[Gloo] Rank 0 is connected to 0 peer ranks. Expected number of connected peer ranks is : 0"
+    told = m.lookup(line)[1]
+    assert told is not None
+    for prefix in ("vllm-1  | ", "2025-06-05T16:30:08.123456789Z ", "[rank0]: ", "> "):
+        assert m.lookup(prefix + line)[1] == told, prefix
+
+
 def test_typographic_quotes_are_straight_again():
     """A blog or a forum curls quotes: the body's "message" and a value's quotes read as printed."""
     assert clean_paste("\u201cauto\u201d tool choice requires \u2018x\u2019") == "\"auto\" tool choice requires 'x'"
@@ -1199,6 +1227,24 @@ def test_a_title_quoting_a_first_sentence_that_is_the_first_chunk_whole_without_
     for paste in ("Task finished unexpectedly", "AsyncEngineDeadError: Task finished unexpectedlyfoo",
                   "Sadly [Bug]: Task finished unexpectedly when serving Qwen2",
                   "AsyncEngineDeadError: Task finished unexpectedly; this should never happen on GitHub"):
+        assert all(x.verdict != "exact" for x in m.lookup(paste)[0]), paste
+
+
+def test_a_message_of_one_chunk_without_its_stop():
+    """A message short enough to be one chunk is no anchor without its full stop: with its type
+    beside it, after an issue title's tag, or alone on its line it is still that message (a
+    number may end it: "n=1"); inside another's sentence, or with the paste's word or number
+    going on, it is not."""
+    m = tiny_matcher(("ValueError", "store_full_fp8 requires store_full_kv."),
+                     ("ValueError", "trace_decode_token_ids requires n=1."))
+    for paste, want in (("ValueError: store_full_fp8 requires store_full_kv", "e0"),
+                        ("[Bug]: store_full_fp8 requires store_full_kv when serving Qwen3", "e0"),
+                        ("INFO starting\n  store_full_fp8 requires store_full_kv  \nINFO done", "e0"),
+                        ("ValueError: trace_decode_token_ids requires n=1", "e1")):
+        matches, _ = m.lookup(paste)
+        assert [x.error.id for x in matches][:1] == [want] and matches[0].verdict == "exact", paste
+    for paste in ("I got store_full_fp8 requires store_full_kv", "ValueError: store_full_fp8 requires store_full_kvcache",
+                  "ValueError: trace_decode_token_ids requires n=12"):
         assert all(x.verdict != "exact" for x in m.lookup(paste)[0]), paste
 
 

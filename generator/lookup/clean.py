@@ -37,10 +37,21 @@ PREFIX_ROUNDS = 6  # prefixes stack: "vllm-1  | (APIServer pid=1) ERROR ... ] "
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]|(?<!\])\[\d{1,3}(?:;\d{1,3})*m(?!\])|(?<![\w\]])\[m(?![\w.-])")
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[nrt\"'\\/])")
+DOCKER_COMPOSE_PREFIX = re.compile(r"^[\w.-]+-\d+\s+\|\s?")  # docker-compose: "vllm-1  | "
+RANK_PREFIX = re.compile(r"^\s*\[rank\d+\]:\s?")  # torchrun's [rank0]:
+QUOTE_PREFIX = re.compile(r"^\s*>\s?")  # a quoted reply on GitHub
+# What a container's log collector or a reply put before each line, around any program's log
+# line: kubectl's --timestamps ("2025-06-05T16:30:08.123456789Z "; another program's header may
+# open with a date and time of its own: Ray's "2025-01-15 18:01:02,216 WARNING ..." stays)
+OUTER_PREFIXES = [
+    DOCKER_COMPOSE_PREFIX, RANK_PREFIX,
+    re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)\s+(?:(?:stdout|stderr) [FP] )?"),
+    QUOTE_PREFIX,
+]
 LINE_PREFIXES = [
-    re.compile(r"^[\w.-]+-\d+\s+\|\s?"),  # docker-compose: "vllm-1  | "
+    DOCKER_COMPOSE_PREFIX,
     re.compile(r"^\s*\((?:[\w.:-]+(?:=[\w.:-]+)?\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)\s?"),  # (EngineCore_DP0 pid=316)
-    re.compile(r"^\s*\[rank\d+\]:\s?"),  # [rank0]:
+    RANK_PREFIX,
     # vLLM's headers: "ERROR 11-18 18:07:28 engine.py:366] ", "INFO 05-01 12:00:00.123 [core.py:710] "
     re.compile(
         r"^\s*(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+"
@@ -55,11 +66,12 @@ LINE_PREFIXES = [
     re.compile(r"^\s*[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:\d\d:\d\d\s+[\w.-]+\s+[\w./@-]+\[\d+\]:\s?"),
     # a timestamp; in a container runtime's own log files (CRI) its stream and tag follow:
     # "2025-06-05T16:30:08.123456789Z stderr F "
-    re.compile(r"^\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s*(?:(?:stdout|stderr) [FP] )?(?:[|-]\s*)?"),
+    # (a separator "|" or "-" after it, not a flag's "--" that opens the line's text)
+    re.compile(r"^\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s*(?:(?:stdout|stderr) [FP] )?(?:(?:\||-(?!-))\s*)?"),
     # logging's default format, for vLLM's own loggers ("WARNING:vllm.config:..."); another
     # package's ("ERROR:lightrag:...") stays, to tell its line apart (match.ANOTHERS_LOG_LINE)
     re.compile(r"^\s*(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):(?=[Vv][Ll][Ll][Mm]\b)[\w.]+:"),
-    re.compile(r"^\s*>\s?"),  # a quoted reply on GitHub
+    QUOTE_PREFIX,
 ]
 
 
@@ -180,7 +192,7 @@ def clean_paste(text: str) -> str:
     # "\ud83d\ude80" came out as two halves: one code point again; a lone half is no text
     text = _SURROGATES.sub(_join_surrogates, text)
     text = TYPOGRAPHIC_FRAME.sub(r'File "\1", line', text)
-    text = CUT_FRAME.sub(r'\1File "\2", line \3, in ', text)
+    text = restore_cut_frame(text)
     text = WEB_SPACE.sub(" ", text)
     text = CURLY_DOUBLE.sub('"', CURLY_SINGLE.sub("'", text))
     if "\uff1a" in text:  # (a scan that reads every word of a long log otherwise)
@@ -203,6 +215,14 @@ def clean_paste(text: str) -> str:
         # a terminal or an editor pads lines with spaces: a line's end is where its text ends
         lines.append(line.rstrip(" \t"))
     return "\n".join(_without_shared_prefix(lines))
+
+
+def restore_cut_frame(text: str) -> str:
+    """``text`` with the 'File "' of a frame whose start was cut off put back (``CUT_FRAME``),
+    where it opens the paste, behind the prefixes of its first line too ("vllm-1  | lib/...")."""
+    first = text[: text.find("\n")] if "\n" in text else text
+    skip = len(first) - len(without_prefixes(first))
+    return text[:skip] + CUT_FRAME.sub(r'\1File "\2", line \3, in ', text[skip:])
 
 
 def dedented(lines: list[str]) -> list[str]:
@@ -228,7 +248,8 @@ def join_hard_wraps(lines: list[str]) -> list[str]:
     joined = [lines[0]]
     cut = len(lines[0]) == width
     for line in lines[1:]:
-        if cut and not _starts_own_line(line) and not (WHOLE_FRAME.match(joined[-1]) and CODE_LINE.match(line)):
+        if (cut and (not _starts_own_line(line) or _rest_of_a_cut_word(joined[-1], line))
+                and not (WHOLE_FRAME.match(joined[-1]) and CODE_LINE.match(line))):
             joined[-1] += line
         else:
             joined.append(line)
@@ -236,9 +257,21 @@ def join_hard_wraps(lines: list[str]) -> list[str]:
     return joined
 
 
+# A type's name cut inside its first word ("A" + "ssertionError"): no type opens in lower case
+# without a module before it ("torch.OutOfMemoryError" does)
+CUT_TYPE_NAME = re.compile(r"[a-z][A-Za-z0-9_]*(?:Error|Exception|Warning|Exit|Interrupt)\b")
+
+
+def _rest_of_a_cut_word(before: str, line: str) -> bool:
+    """Whether ``line`` goes on with the word that ``before``, cut at the terminal's width, ends in."""
+    return before[-1:].isascii() and before[-1:].isalnum() and CUT_TYPE_NAME.match(line) is not None
+
+
 def _starts_own_line(line: str) -> bool:
+    # a quote's "> " may be cut text ("x\n> y" wrapped): what follows it tells
+    line = QUOTE_PREFIX.sub("", line, count=1)
     return (NEW_LINE.match(line) is not None or RECORD_START.match(line) is not None
-            or any(p.match(line) for p in LINE_PREFIXES[:-1]))  # a quote's "> " may be cut text
+            or any(p.match(line) for p in LINE_PREFIXES if p is not QUOTE_PREFIX))
 
 
 def without_prefixes(line: str) -> str:
@@ -246,6 +279,18 @@ def without_prefixes(line: str) -> str:
     for _ in range(PREFIX_ROUNDS):
         before = line
         for pattern in LINE_PREFIXES:
+            line = pattern.sub("", line, count=1)
+        if line == before:
+            break
+    return line
+
+
+def without_outer_prefixes(line: str) -> str:
+    """``line`` less the ``OUTER_PREFIXES`` it starts with, however they are stacked: the line
+    as the program that logged it wrote it, its own header kept."""
+    for _ in range(PREFIX_ROUNDS):
+        before = line
+        for pattern in OUTER_PREFIXES:
             line = pattern.sub("", line, count=1)
         if line == before:
             break
@@ -295,7 +340,8 @@ def split_traceback(line: str) -> list[str]:
     found = list(FLAT_FRAME.finditer(line))
     frames = sum(1 for m in found if m.group(0).startswith("File"))
     if not frames:
-        code = RAISE_CODE.match(line)  # a raise's code line and its exception: 'raise X(e) X: e'
+        # a raise's code line and its exception: 'raise X(e) X: e' (behind a log's prefixes too)
+        code = RAISE_CODE.match(line, len(line) - len(without_prefixes(line)))
         exception = code and FLAT_EXCEPTION.search(line, code.end())
         return _cut_at(line, [exception.start(1)]) if exception else [line]
     exception = FLAT_EXCEPTION.search(line, found[-1].end())

@@ -119,6 +119,7 @@ def rules() -> dict:
         "wrapper": _source(foreign.WRAPPER),
         # patterns, in Python syntax
         "line_prefixes": [_source(p) for p in clean.LINE_PREFIXES],
+        "outer_prefixes": [_source(p) for p in clean.OUTER_PREFIXES],
         "shared_prefix_share": clean.SHARED_PREFIX_SHARE,
         "hard_wrap_width": clean.HARD_WRAP_WIDTH,
         "hard_wrap_lines": clean.HARD_WRAP_LINES,
@@ -132,6 +133,7 @@ def rules() -> dict:
             "flat_frame": _source(clean.FLAT_FRAME),
             "typographic_frame": _source(clean.TYPOGRAPHIC_FRAME),
             "cut_frame": _source(clean.CUT_FRAME),
+            "cut_type_name": _source(clean.CUT_TYPE_NAME),
             "shown_cr": _source(clean.SHOWN_CR),
             "docker_json_log": _source(clean.DOCKER_JSON_LOG),
             "new_line": _source(clean.NEW_LINE),

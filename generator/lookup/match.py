@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Callable, Iterable
 
-from generator.lookup.clean import ANSI, CODE_FENCE, DROPPED, WEB_SPACE, Origin, clean_paste, squash, squash_text, squashes_longer
+from generator.lookup.clean import ANSI, CODE_FENCE, DROPPED, WEB_SPACE, Origin, clean_paste, squash, squash_text, squashes_longer, without_outer_prefixes
 from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, ISSUE_TAGS, LOGGED_ABOVE_TRACEBACK, WRAPPER, ForeignError, foreign_call, foreign_errors,
                                       foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
                                       raise_vllm_never_wrote, raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID,
@@ -1138,7 +1138,9 @@ class Matcher:
         without its stop, the chunk is no anchor. As an issue title that quotes a first sentence
         (``_walk``): its own words may follow, vLLM's later words may not."""
         chunk = entry.chunks[0]
-        if len(entry.chunks) < 2 or not _sentence_ends(chunk, len(chunk) - 1) or len(chunk) - 1 < MIN_MATCHED:
+        # (a message of one chunk ends at its stop, after a number too: "... requires n=1.")
+        whole = len(entry.chunks) == 1 and chunk[-1:] == "."
+        if not (whole or _sentence_ends(chunk, len(chunk) - 1)) or len(chunk) - 1 < MIN_MATCHED:
             return None
         head = entry.exception + ":" + chunk[:-1]
         at = flat.find(head)
@@ -1148,11 +1150,19 @@ class Matcher:
         else:
             # ... or after an issue title's tag, which stands for the type ("[Bug]: Task finished unexpectedly")
             begin = flat.find(chunk[:-1])
-            if begin == -1 or not ISSUE_TAG.match(cleaned, cleaned.rfind("\n", 0, origin[begin]) + 1, origin[begin]):
+            if begin == -1:
                 return None
+            line_start = cleaned.rfind("\n", 0, origin[begin]) + 1
             end = begin + len(chunk) - 1
+            # ... or, for a whole message as long as an unnamed sentence needs, a line of its own
+            # ("store_full_fp8 requires store_full_kv" quoted on a line, without its stop)
+            alone = (whole and len(chunk) - 1 >= UNNAMED_LEAST and not cleaned[line_start : origin[begin]].strip()
+                     and _at_line_end(cleaned, origin[end - 1] + 1))
+            if not (alone or ISSUE_TAG.match(cleaned, line_start, origin[begin])):
+                return None
         after = origin[end - 1] + 1
         if (after < len(cleaned) and _ascii_alnum(cleaned[after])  # "unexpectedlyfoo": the paste's word goes on
+                or cleaned[after : after + 1] == "." and cleaned[after + 1 : after + 2].isdigit()  # "n=1.5": its number does
                 or _later_words_follow(flat, origin, cleaned, end, entry.chunks[1:], False)):
             return None
         return Match(error=self.errors[entry.error], values={}, start=origin[begin], end=after,
@@ -1747,10 +1757,11 @@ def _in_a_response_body(cleaned: str, start: int) -> bool:
 
 def _as_given(text: str) -> str:
     """The paste's end as given, for reading log headers: without a terminal's colours, and a web
-    page's no-break spaces as spaces, and no Markdown code fence's line (cleaning takes the
-    headers off, so they are read here)."""
+    page's no-break spaces as spaces, no Markdown code fence's line, and each line without what a
+    container's log collector or a reply put before it (cleaning takes the headers off, so they
+    are read here)."""
     given = WEB_SPACE.sub(" ", ANSI.sub("", text[-LOG_HEADER_TAIL:]))
-    return "\n".join(line for line in given.split("\n") if not CODE_FENCE.match(line)) if "```" in given or "~~~" in given else given
+    return "\n".join(without_outer_prefixes(line) for line in given.split("\n") if not CODE_FENCE.match(line))
 
 
 def unmatched_vllm_log_line(text: str, cleaned: str) -> tuple[int, str, str, str, int] | None:

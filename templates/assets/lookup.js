@@ -768,7 +768,10 @@
     const joined = [lines[0]];
     let cut = lines[0].length === width;
     for (const line of lines.slice(1)) {
-      if (cut && !startsOwnLine(line, rules) && !(atStart(rules.wholeFrame, joined[joined.length - 1]) && atStart(rules.codeLine, line)))
+      const before = joined[joined.length - 1];
+      // clean.py _rest_of_a_cut_word(): a type's name cut inside its first word goes on the line before
+      const restOfAWord = /[A-Za-z0-9]$/.test(before) && atStart(rules.cutTypeName, line);
+      if (cut && (!startsOwnLine(line, rules) || restOfAWord) && !(atStart(rules.wholeFrame, before) && atStart(rules.codeLine, line)))
         joined[joined.length - 1] += line;
       else joined.push(line);
       cut = line.length === width;
@@ -777,7 +780,8 @@
   }
 
   function startsOwnLine(line, rules) {
-    // clean.py _starts_own_line(): a quote's "> " (the last prefix) may be cut text
+    // clean.py _starts_own_line(): a quote's "> " (the last prefix) may be cut text: what follows it tells
+    line = line.replace(rules.linePrefixes[rules.linePrefixes.length - 1], "");
     return atStart(rules.newLine, line) || atStart(rules.recordStartAt, line) ||
       rules.linePrefixes.slice(0, -1).some((p) => p.test(line));
   }
@@ -815,6 +819,16 @@
     return line;
   }
 
+  /** clean.py without_outer_prefixes(): a line less what a container's log collector or a reply put before it. */
+  function withoutOuterPrefixes(line, rules) {
+    for (let round = 0; round < rules.prefixRounds; round++) {
+      const before = line;
+      for (const pattern of rules.outerPrefixes) line = line.replace(pattern, "");
+      if (line === before) break;
+    }
+    return line;
+  }
+
   /** clean.py split_access_records(): a line cut before and after each access log record it holds among other text. */
   function splitAccessRecords(line, rules) {
     if (!rules.accessLog.test(line)) return [line];
@@ -835,11 +849,11 @@
     const found = [...line.matchAll(rules.flatFrame)];
     const frames = found.filter((m) => m[0].startsWith("File")).length;
     if (!frames) {
-      // a raise's code line and its exception: 'raise X(e) X: e'
-      rules.raiseCode.lastIndex = 0;
+      // a raise's code line and its exception: 'raise X(e) X: e' (clean.py: behind a log's prefixes too)
+      rules.raiseCode.lastIndex = line.length - withoutPrefixes(line, rules).length;
       const code = rules.raiseCode.exec(line);
       if (code === null) return [line];
-      rules.flatException.lastIndex = code[0].length;
+      rules.flatException.lastIndex = code.index + code[0].length;
       const exception = rules.flatException.exec(line);
       return exception === null ? [line] : cutAt(line, [exception.index + 1]);
     }
@@ -876,6 +890,7 @@
       control: pyRegex(patterns.control, "", "g"),
       jsonEscape: pyRegex(patterns.json_escape, "", "g"),
       linePrefixes: rules.line_prefixes.map((source) => pyRegex(source)),
+      outerPrefixes: rules.outer_prefixes.map((source) => pyRegex(source)),
       sharedPrefix: pyRegex(patterns.shared_prefix),
       sharedPrefixShare: rules.shared_prefix_share,
       chatter: pyRegex(patterns.chatter),
@@ -890,6 +905,7 @@
       flatFrame: pyRegex(patterns.flat_frame, "", "g"),
       typographicFrame: pyRegex(patterns.typographic_frame, "", "g"),
       cutFrame: pyRegex(patterns.cut_frame),
+      cutTypeName: pyRegex(patterns.cut_type_name, "", "y"),
       webSpace: pyRegex(patterns.web_space, "", "g"),
       curlySingle: pyRegex(patterns.curly_single, "", "g"),
       curlyDouble: pyRegex(patterns.curly_double, "", "g"),
@@ -1453,8 +1469,12 @@
       text = joinSurrogateSlots(text);
       // clean.py's TYPOGRAPHIC_FRAME: a frame's curly quotes made straight
       text = text.replace(rules.typographicFrame, 'File "$1", line');
-      // clean.py's CUT_FRAME: a paste that opens inside a frame's path gets its 'File "' back
-      text = text.replace(rules.cutFrame, '$1File "$2", line $3, in ');
+      // clean.py's restore_cut_frame: a paste that opens inside a frame's path gets its 'File "' back,
+      // behind its first line's prefixes too
+      const newline = text.indexOf("\n");
+      const first = newline === -1 ? text : text.slice(0, newline);
+      const skip = first.length - withoutPrefixes(first, rules).length;
+      text = text.slice(0, skip) + text.slice(skip).replace(rules.cutFrame, '$1File "$2", line $3, in ');
       // clean.py's WEB_SPACE: a web page's no-break spaces are spaces
       text = text.replace(rules.webSpace, " ");
       // clean.py: typographic quotes made straight
@@ -1809,10 +1829,11 @@
     }
 
     /** match.py _as_given(): the paste's end as given, for its log headers: no colours, no-break spaces as
-     *  spaces, no Markdown code fence's line. */
+     *  spaces, no Markdown code fence's line, no container's or reply's prefixes (clean.py without_outer_prefixes). */
     asGiven(raw) {
-      const given = raw.slice(-this.rules.logHeaderTail).replace(this.rules.ansi, "").replace(this.rules.webSpace, " ");
-      return given.includes("```") || given.includes("~~~") ? given.split("\n").filter((line) => !this.rules.codeFence.test(line)).join("\n") : given;
+      const rules = this.rules;
+      const given = raw.slice(-rules.logHeaderTail).replace(rules.ansi, "").replace(rules.webSpace, " ");
+      return given.split("\n").filter((line) => !rules.codeFence.test(line)).map((line) => withoutOuterPrefixes(line, rules)).join("\n");
     }
 
     /** match.py _logged_there(): the error log the paste's log header names, when one problem is logged there. */
@@ -2159,7 +2180,9 @@
     firstSentenceWithoutStop(entry, flat, origin, cleaned, last) {
       const rules = this.rules;
       const chunk = entry.chunks[0];
-      if (entry.chunks.length < 2 || !sentenceEnds(chunk, chunk.length - 1) || chunk.length - 1 < rules.minMatched) return null;
+      // (match.py: a message of one chunk ends at its stop, after a number too)
+      const whole = entry.chunks.length === 1 && chunk.endsWith(".");
+      if (!(whole || sentenceEnds(chunk, chunk.length - 1)) || chunk.length - 1 < rules.minMatched) return null;
       const head = entry.exception + ":" + chunk.slice(0, -1);
       const at = pyFind(flat, head, 0);
       const typed = !(at === -1 || (at > 0 && /^[A-Za-z0-9_]$/.test(flat[at - 1]))); // not where another type's name ends
@@ -2171,11 +2194,17 @@
       } else {
         // ... or after an issue title's tag, which stands for the type (match.py)
         begin = pyFind(flat, chunk.slice(0, -1), 0);
-        if (begin === -1 || !atStart(rules.issueTag, cleaned.slice(cleaned.lastIndexOf("\n", origin.get(begin) - 1) + 1, origin.get(begin)))) return null;
+        if (begin === -1) return null;
+        const lineStart = cleaned.lastIndexOf("\n", origin.get(begin) - 1) + 1;
         end = begin + chunk.length - 1;
+        // ... or, for a whole message as long as an unnamed sentence needs, a line of its own (match.py)
+        const alone = whole && chunk.length - 1 >= rules.unnamedLeast && !cleaned.slice(lineStart, origin.get(begin)).trim()
+          && atLineEnd(cleaned, origin.get(end - 1) + 1);
+        if (!(alone || atStart(rules.issueTag, cleaned.slice(lineStart, origin.get(begin))))) return null;
       }
       const after = origin.get(end - 1) + 1;
       if ((after < cleaned.length && /^[A-Za-z0-9]$/.test(cleaned[after])) // the paste's word goes on
+          || (cleaned[after] === "." && /^[0-9]$/.test(cleaned[after + 1] || "")) // "n=1.5": its number does
           || laterWordsFollow(flat, origin, cleaned, end, entry.chunks.slice(1), false)) return null;
       return new Match(rules, this.errors[entry.error], {
         values: new Map(),
