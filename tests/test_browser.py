@@ -299,6 +299,9 @@ EDGE_PASTES = {
     "a reply quoting log lines of one width": ("> (Worker_TP6 pid=903) ERROR 06-12 08:47:02 [multiproc_executor.py:962]     assert self.ratio is not None\n"
                                                "> (Worker_TP6 pid=903) ERROR 06-12 08:47:02 [multiproc_executor.py:962]           ^^^^^^^^^^^^^^^^^^^^^^^\n"
                                                "> (Worker_TP6 pid=903) ERROR 06-12 08:47:02 [multiproc_executor.py:962] AssertionError"),
+    "a type's name cut by a terminal's wrap": ("(Worker pid=3) ERROR 06-06 16:17:09 [multiproc_executor.py:671]     assert token_lora_mapping.size(0) == M\n"
+                                              "(Worker pid=3) ERROR 06-06 16:17:09 [multiproc_executor.py:671] AssertionError: mapping of size 17 vs 4096\n"
+                                              "(Worker pid=3) ERROR 06-06 16:17:09 [multiproc_executor.py:671] in load_model on rank 0 of 8 GPUs it got A\nssertionError"),
     "a message of one chunk without its stop": "ValueError: store_full_fp8 requires store_full_kv",
     "a message of one chunk alone on its line, without its stop": "INFO starting\nstore_full_fp8 requires store_full_kv\n",
     "a title quoting a message of one chunk that ends in a number": "[Bug]: ValueError: trace_decode_token_ids requires n=1 with beam search",

@@ -97,6 +97,18 @@ def test_what_a_container_or_a_reply_puts_before_each_line_hides_no_rule():
     assert clean_paste("2025-06-05 16:30:08 - boom") == "boom"
 
 
+def test_a_types_name_cut_by_a_terminals_wrap_goes_on_the_line_before():
+    """Lines a terminal cut at its width are joined; a line that opens with the rest of a type's
+    name ("A" + "ssertionError") goes on the line before, though a type's name opens its own line
+    elsewhere; a module's type ("torch.OutOfMemoryError") and one after a whole word do not."""
+    head = "(Worker pid=3) ERROR 06-06 16:17:09 [multiproc_executor.py:671] "
+    wrapped = [(head + "x" * 60)[:70], (head + "y" * 60)[:69] + "A", "ssertionError"]
+    assert clean_paste("\n".join(wrapped)).split("\n")[-1] == "y" * 5 + "AssertionError"
+    assert clean_paste("\n".join(wrapped[:2] + ["torch.OutOfMemoryError: boom"])).split("\n")[-1] == "torch.OutOfMemoryError: boom"
+    whole = [(head + "x" * 60)[:70], (head + "y" * 60)[:69] + " ", "ValueError: boom"]
+    assert clean_paste("\n".join(whole)).split("\n")[-1] == "ValueError: boom"
+
+
 def test_the_last_resort_rules_read_a_log_header_behind_a_containers_prefix():
     """The rules that read another program's log header from the paste as given (cleaning takes
     headers off) see it behind docker-compose's, kubectl's, torchrun's and a reply's prefixes."""
