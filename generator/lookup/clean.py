@@ -276,21 +276,19 @@ def _starts_own_line(line: str) -> bool:
 
 def without_prefixes(line: str) -> str:
     """``line`` less the ``LINE_PREFIXES`` it starts with, however they are stacked."""
-    for _ in range(PREFIX_ROUNDS):
-        before = line
-        for pattern in LINE_PREFIXES:
-            line = pattern.sub("", line, count=1)
-        if line == before:
-            break
-    return line
+    return _without_stacked(line, LINE_PREFIXES)
 
 
 def without_outer_prefixes(line: str) -> str:
     """``line`` less the ``OUTER_PREFIXES`` it starts with, however they are stacked: the line
     as the program that logged it wrote it, its own header kept."""
+    return _without_stacked(line, OUTER_PREFIXES)
+
+
+def _without_stacked(line: str, prefixes: list[re.Pattern]) -> str:
     for _ in range(PREFIX_ROUNDS):
         before = line
-        for pattern in OUTER_PREFIXES:
+        for pattern in prefixes:
             line = pattern.sub("", line, count=1)
         if line == before:
             break

@@ -811,19 +811,18 @@
 
   /** clean.py without_prefixes(): the line less the log prefixes it starts with, however stacked. */
   function withoutPrefixes(line, rules) {
-    for (let round = 0; round < rules.prefixRounds; round++) {
-      const before = line;
-      for (const pattern of rules.linePrefixes) line = line.replace(pattern, "");
-      if (line === before) break;
-    }
-    return line;
+    return withoutStacked(line, rules.linePrefixes, rules);
   }
 
   /** clean.py without_outer_prefixes(): a line less what a container's log collector or a reply put before it. */
   function withoutOuterPrefixes(line, rules) {
+    return withoutStacked(line, rules.outerPrefixes, rules);
+  }
+
+  function withoutStacked(line, prefixes, rules) {
     for (let round = 0; round < rules.prefixRounds; round++) {
       const before = line;
-      for (const pattern of rules.outerPrefixes) line = line.replace(pattern, "");
+      for (const pattern of prefixes) line = line.replace(pattern, "");
       if (line === before) break;
     }
     return line;
