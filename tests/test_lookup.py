@@ -1246,7 +1246,7 @@ def test_a_message_of_one_chunk_without_its_stop():
     """A message short enough to be one chunk is no anchor without its full stop: with its type
     beside it, after an issue title's tag, or alone on its line it is still that message (a
     number may end it: "n=1"); inside another's sentence, or with the paste's word or number
-    going on, it is not."""
+    going on ("n=12"), it is not."""
     m = tiny_matcher(("ValueError", "store_full_fp8 requires store_full_kv."),
                      ("ValueError", "trace_decode_token_ids requires n=1."))
     for paste, want in (("ValueError: store_full_fp8 requires store_full_kv", "e0"),

@@ -1162,7 +1162,6 @@ class Matcher:
                 return None
         after = origin[end - 1] + 1
         if (after < len(cleaned) and _ascii_alnum(cleaned[after])  # "unexpectedlyfoo": the paste's word goes on
-                or cleaned[after : after + 1] == "." and cleaned[after + 1 : after + 2].isdigit()  # "n=1.5": its number does
                 or _later_words_follow(flat, origin, cleaned, end, entry.chunks[1:], False)):
             return None
         return Match(error=self.errors[entry.error], values={}, start=origin[begin], end=after,

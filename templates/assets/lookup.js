@@ -2203,7 +2203,6 @@
       }
       const after = origin.get(end - 1) + 1;
       if ((after < cleaned.length && /^[A-Za-z0-9]$/.test(cleaned[after])) // the paste's word goes on
-          || (cleaned[after] === "." && /^[0-9]$/.test(cleaned[after + 1] || "")) // "n=1.5": its number does
           || laterWordsFollow(flat, origin, cleaned, end, entry.chunks.slice(1), false)) return null;
       return new Match(rules, this.errors[entry.error], {
         values: new Map(),
