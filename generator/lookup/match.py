@@ -1754,6 +1754,7 @@ def _in_a_response_body(cleaned: str, start: int) -> bool:
     return RESPONSE_BODY.search(cleaned, cleaned.rfind("\n", 0, start) + 1, start) is not None
 
 
+@functools.lru_cache(maxsize=1)  # three last-resort rules ask for the same paste's
 def _as_given(text: str) -> str:
     """The paste's end as given, for reading log headers: without a terminal's colours, and a web
     page's no-break spaces as spaces, no Markdown code fence's line, and each line without what a

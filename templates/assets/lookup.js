@@ -1830,9 +1830,13 @@
     /** match.py _as_given(): the paste's end as given, for its log headers: no colours, no-break spaces as
      *  spaces, no Markdown code fence's line, no container's or reply's prefixes (clean.py without_outer_prefixes). */
     asGiven(raw) {
+      // (three last-resort rules ask for the same paste's: read once)
+      if (this.givenOf === raw) return this.given;
       const rules = this.rules;
       const given = raw.slice(-rules.logHeaderTail).replace(rules.ansi, "").replace(rules.webSpace, " ");
-      return given.split("\n").filter((line) => !rules.codeFence.test(line)).map((line) => withoutOuterPrefixes(line, rules)).join("\n");
+      this.given = given.split("\n").filter((line) => !rules.codeFence.test(line)).map((line) => withoutOuterPrefixes(line, rules)).join("\n");
+      this.givenOf = raw;
+      return this.given;
     }
 
     /** match.py _logged_there(): the error log the paste's log header names, when one problem is logged there. */
