@@ -121,8 +121,9 @@ def scan(code: str) -> FileScan:
 
 
 def site(code: str) -> RaiseSite:
-    """The one site in ``code`` (module constants aside: they are read at assembly only)."""
-    found = [s for s in scan(code).sites if s.kind != "constant"]
+    """The one site in ``code`` (module constants and the reasons functions give aside: they are
+    read at assembly only)."""
+    found = [s for s in scan(code).sites if s.kind not in ("constant", "reason")]
     assert len(found) == 1, f"expected one site, found {len(found)}: {found}"
     return found[0]
 

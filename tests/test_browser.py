@@ -41,6 +41,9 @@ MAMBA = (
 
 # Pastes that exercise the differences between Python and JavaScript.
 EDGE_PASTES = {
+    # a reason a message gives, quoted alone (match.py: reasons, tried when no message matches)
+    "a reason alone": "[Bug]: Gemma on SM120 fails: attention sinks not supported by every compatible backend",
+    "a reason worded by its message": "[Bug]: ExllamaLinearKernel cannot implement due to: Group size (32) does not evenly divide the number of input features (4304)",
     "escaped surrogate pair and lone half in a JSON body": '{"message": "\\ud83d\\ude80 \\udc00 ValueError: ' + ATTENTION.format(28, 8) + '"}',
     "template opening with a quoted hole": "TypeError: x\nValueError: `a.b` must be a mapping of names to values",
     # values that open or close a message: read from the paste, for the page
@@ -587,6 +590,17 @@ def test_edge_pastes_as_python(lookup_page, site_matcher):
         if comparable(js) != comparable(py):
             differ[name] = {"js": comparable(js), "python": comparable(py)}
     assert not differ, json.dumps(differ, indent=1, ensure_ascii=False)[:6000]
+
+
+def test_a_reason_quoted_alone_is_found_in_the_browser(lookup_page, site_matcher):
+    """lookup.js, as match.py: a paste that quotes only a reason a message gives finds that message's error."""
+    names = ["a reason alone", "a reason worded by its message"]
+    for name, js in zip(names, js_lookup(lookup_page, [EDGE_PASTES[n] for n in names], 3)):
+        py = python_result(site_matcher, EDGE_PASTES[name], 3)
+        assert js["matches"] and js["matches"][0].get("reason"), (name, js)
+        assert [(m["id"], m.get("reason"), m["message"]) for m in js["matches"]] == \
+            [(m["id"], m.get("reason"), m["message"]) for m in py["matches"]], name
+    assert js["matches"][0]["reason"].startswith("ExllamaLinearKernel cannot implement due to: Group size (32)")
 
 
 def test_the_browser_fills_a_fix_command_with_the_paste_s_numbers(lookup_page):

@@ -347,3 +347,37 @@ def test_a_raise_of_what_a_function_makes_takes_its_type_and_text_and_keeps_its_
     # the method returns the class, whose own message it takes
     assert made["EngineDeadError"]["template"] == "EngineCore encountered an issue."
     assert made["EngineDeadError"]["sites"][0]["message_name"] == "Client._format_exception()"
+
+
+def test_a_message_that_shows_reasons_gets_those_the_functions_it_calls_give(tmp_path):
+    # the reasons live in functions that raise nothing (pieces a scan could pass over) in other files
+    backend = ("class AttentionBackend:\n    @classmethod\n    def validate_configuration(cls, config):\n"
+               "        invalid_reasons = []\n        if config.sinks:\n"
+               "            invalid_reasons.append(\"sink setting not supported\")\n"
+               "        invalid_reasons.append(f\"head_size {config.head_size} not supported\")\n"
+               "        return invalid_reasons\n\n\ndef helper():\n    raise ValueError(\"x\")\n")
+    kernels = ("class Exllama:\n    @classmethod\n    def can_implement(cls, c):\n        if c.group_size % 2:\n"
+               "            return False, f\"Group size ({c.group_size}) does not evenly divide the input features\"\n"
+               "        return True, None\n")
+    platform = ("def get_attn_backend_cls(backend, config):\n"
+                "    invalid_reasons = backend.validate_configuration(config)\n    if invalid_reasons:\n"
+                "        raise ValueError(f\"Selected backend {backend} is not valid for this configuration. \"\n"
+                "                         f\"Reason: {invalid_reasons}\")\n\n\n"
+                "def choose_kernel(kernels, config):\n    failure_reasons = []\n    for kernel in kernels:\n"
+                "        ok, failure_reason = kernel.can_implement(config)\n"
+                "        failure_reasons.append(f\"{kernel.__name__} cannot implement due to: {failure_reason}\")\n"
+                "    raise ValueError(\"Failed to find a kernel. Reasons: \\n\" + \"\\n\".join(failure_reasons))\n")
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/platforms/cuda.py": platform},
+                                        "v2": {"vllm/attention/backend.py": backend, "vllm/kernels/exllama.py": kernels}})
+    before, after = (by_template(scan(repo, tag, tmp_path / "cache")) for tag in ("v1", "v2"))
+    selected = after["Selected backend {backend} is not valid for this configuration. Reason: {invalid_reasons}"]
+    [site] = selected["sites"]
+    assert site["reasons"] == ["sink setting not supported", "head_size {config.head_size} not supported"]
+    assert "reasons_from" not in site  # read at assembly only
+    # where the message words each reason it is given, it shows them so worded, and none bare
+    chosen = after['Failed to find a kernel. Reasons: \n{"\\n".join(failure_reasons)}']
+    assert chosen["sites"][0]["reasons"] == [
+        "{kernel.__name__} cannot implement due to: Group size ({c.group_size}) does not evenly divide the input features"]
+    # the reasons are no errors of their own, and the ids are those the messages had without them
+    assert {e["id"] for e in before.values()} == {e["id"] for t, e in after.items() if t != "x"}
+    assert "reasons" not in before[selected["template"]]["sites"][0]

@@ -39,6 +39,7 @@ from generator.entries.schema import SCHEMA_LINE
 from generator.lookup.clean import (ANSI, MAX_TEXT_CHARS, clean_paste, decode_paste, squash_text, squashes_longer,
                                     unescape_html)
 from gitrepo import tagged_repo
+from generator.lookup.index import INDEX_SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -324,24 +325,26 @@ def test_a_locked_cache_is_not_deleted(tmp_path):
 
 def _index_text(sites='[[0, 1, "f"]]', versions="1", extra="", ids='["x"]') -> bytes:
     """A one-error lookup index of the current schema, with one part of it damaged."""
-    return ('{"schema_version": 10, "revisions": ["v1"], "paths": {"p": 1}, "errors": {"id": %s, '
+    return ('{"schema_version": %d, "revisions": ["v1"], "paths": {"p": 1}, "errors": {"id": %s, '
             '"exception": ["E"], "template": ["t"], "has_message": [true], "versions": [%s], "sites": [%s], '
-            '"forms": [[]]}%s}' % (ids, versions, sites, extra)).encode()
+            '"forms": [[]]}%s}' % (INDEX_SCHEMA_VERSION, ids, versions, sites, extra)).encode()
 
 
-@pytest.mark.parametrize("text", [b"{not json", b'{"schema_version": 10, "errors": [1, 2]}', b"\xff\xfe", b"[]",
-                                  b'{"schema_version": 10, "revisions": ["v1"], "paths": {"p": 1}, "errors": [["x", "E", "t", true, 1, [[0, 1, "f"]], []]]}',
+@pytest.mark.parametrize("text", [b"{not json", b'{"schema_version": %d, "errors": [1, 2]}' % INDEX_SCHEMA_VERSION, b"\xff\xfe", b"[]",
+                                  b'{"schema_version": %d, "revisions": ["v1"], "paths": {"p": 1}, "errors": [["x", "E", "t", true, 1, [[0, 1, "f"]], []]]}'
+                                  % INDEX_SCHEMA_VERSION,
                                   _index_text(ids='["x", "y"]'),
                                   _index_text(sites='[[0, "1", "f"]]'),
                                   _index_text(sites='[[3, 1, "f"]]'),
                                   _index_text(versions="4"),
                                   _index_text(extra=', "kinds": {"log": [1]}'),
                                   _index_text(extra=', "log_lines": {"x": [500]}'),
-                                  _index_text(extra=', "functions_before": {"3": "f"}')],
+                                  _index_text(extra=', "functions_before": {"3": "f"}'),
+                                  _index_text(extra=', "reasons": {"1": ["a reason past the errors"]}')],
                          ids=["truncated", "bad rows", "not utf-8", "a list", "rows, not columns", "columns of two lengths",
                               "a bad site", "a path number past the paths",
                               "a release past the revisions", "a kind's row past the errors", "a log line not a string",
-                              "a function's path number past the paths"])
+                              "a function's path number past the paths", "a reason's row past the errors"])
 def test_a_damaged_lookup_index_is_built_again_with_one_warning(tmp_path, capsys, text):
     from generator.lookup.cache import stored_index
     from generator.lookup.index import INDEX_SCHEMA_VERSION, compact_index, matcher_from_index

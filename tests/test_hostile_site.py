@@ -109,6 +109,9 @@ PIN_ERRORS = [
 PIN_ERRORS[4]["sites"][0].update(message_from=PATH_HTML + ":3",
                                  message_name=f"STRS['`</code><img src=x onerror={js(123)}>` [l](javascript:{js(124)})']")
 PIN_ERRORS[4]["sites"][1].update(message_from=PATH_QUOTES + ":4", message_name=f"<script>{js(125)}</script>()")
+# the reasons a message shows, read from other functions of the source: any string
+PIN_ERRORS[0]["sites"][0]["reasons"] = [f"`</code><script>{js(126)}</script>` and `` ` ``", f"a\n\n<img src=x onerror={js(127)}>",
+                                        f"[l](javascript:{js(128)}) <svg onload={js(129)}>"] + [f"r{n}" for n in range(40)]
 # One page per attack (its entry's explanation, cause and answer are the attack): an attack alone
 # at the top of a page's Markdown, where nothing around it changes how Markdown reads it.
 ATTACK_IDS = [f"{n:016x}" for n in range(1, 100)]
@@ -394,6 +397,12 @@ def test_the_hostile_text_is_there_as_text(hostile_site):
     assert 'href="https://ok.example/a_%28b%29"' in article and f'href="../{IDS[1]}/"' in article
     assert 'href="https://docs.vllm.ai/"' in article  # a safe reference definition keeps working
     assert '<pre class="highlight"><code class="language-python">' in article  # a fence keeps its language, no more
+    # the reasons a message gives: each a code span of its own, the first 30 on the page, all in its JSON
+    assert f"<code>`&lt;/code&gt;&lt;script&gt;{js(126)}&lt;/script&gt;` and `` ` ``</code>" in article
+    assert f"<code>a &lt;img src=x onerror={js(127)}&gt;</code>" in article and "<code>r26</code>" in article
+    assert "<code>r27</code>" not in article and "its JSON" in article
+    shown = json.loads((hostile_site / "api" / "errors" / f"{IDS[0]}.json").read_text(encoding="utf-8"))
+    assert shown["sites"][0]["reasons"] == PIN_ERRORS[0]["sites"][0]["reasons"]
     made = json.loads((hostile_site / "api" / "errors" / f"{IDS[4]}.json").read_text(encoding="utf-8"))
     assert sorted(s.get("message_name") for s in made["sites"]) == sorted(s["message_name"] for s in PIN_ERRORS[4]["sites"])
 

@@ -13,7 +13,7 @@ import pytest
 from generator.lookup.clean import clean_paste, squash
 from generator.lookup.foreign import last_exception
 from test_corpus import RELEASES  # errorkb.toml's [history] releases
-from generator.lookup.match import STOP_GRAM_ENTRIES, LookupError_, Matcher, error_title
+from generator.lookup.match import STOP_GRAM_ENTRIES, LookupError_, Matcher, error_title, fill
 from generator.scan.ids import split_template
 from generator.lookup.index import compact_index, groups_of, matcher_from_index, pack_groups, problem_groups
 
@@ -3085,3 +3085,59 @@ def test_a_line_v0_logged_above_its_cut_traceback_is_an_exception_not_vllms():
     matches, foreign = m.lookup(head + "If cu_seqlens_k is passed in, then page table is not supported\n" + frames
                                 + head + "ValueError: If cu_seqlens_k is passed in, then page table is not supported")
     assert "this ValueError" in foreign["reason"]
+
+
+# --- reasons a message gives ------------------------------------------------------------
+
+
+def reasons_matcher(*reasons: str) -> Matcher:
+    """e0 shows ``reasons`` ("Reason: {invalid_reasons}"); e1 is another message."""
+    errors = [
+        LookupError_(id="e0", exception="ValueError", template="Selected backend {backend} is not valid for this "
+                     "configuration. Reason: {invalid_reasons}", title="", url="", versions=["v1"], sites=[]),
+        LookupError_(id="e1", exception="ValueError", template="The sink setting of this model is not supported by "
+                     "the chosen attention backend", title="", url="", versions=["v1"], sites=[]),
+    ]
+    return Matcher(errors, [[e.template] for e in errors], reasons=[list(reasons), []])
+
+
+def test_a_reason_quoted_alone_finds_the_message_that_gives_it():
+    m = reasons_matcher("sink setting not supported", "head_size {head_size} not supported by this kernel")
+    matches, foreign = m.lookup('[Bug]: V1 Engine fails on GB10: "sink setting not supported" by all backends')
+    assert [x.error.id for x in matches] == ["e0"] and foreign is None
+    data = matches[0].to_json()
+    # the message is the error's own, its values unknown; the reason is what the paste shows
+    assert data["reason"] == "sink setting not supported"
+    assert data["message"] == fill(m.errors[0].template, {})
+    assert m.lookup("head_size 72 not supported by this kernel")[0][0].to_json()["reason"] == \
+        "head_size 72 not supported by this kernel"
+
+
+def test_a_message_that_matches_comes_before_any_reason():
+    m = reasons_matcher("sink setting of this model is not supported")
+    matches, _ = m.lookup("ValueError: The sink setting of this model is not supported by the chosen attention backend")
+    assert [x.error.id for x in matches] == ["e1"] and not matches[0].reason
+    # ... and a message's own match never says "reason"
+    assert "reason" not in m.lookup("Selected backend FLASH_ATTN is not valid for this configuration. "
+                                    "Reason: ['sink setting not supported']")[0][0].to_json()
+
+
+def test_a_reason_must_be_long_and_whole_to_stand_for_its_message():
+    # "head_size not supported": 21 squashed characters, fewer than REASON_LEAST (said of many things)
+    assert reasons_matcher("head_size not supported").lookup("head_size not supported")[0] == []
+    long = "the attention sinks of this model are not supported by the flash attention backend"
+    m = reasons_matcher(long)
+    assert top(m, long) == "e0"
+    assert top(m, long.replace("model", "layer")) is None  # a near match of a reason (0.83) is none
+
+
+def test_another_programs_error_outranks_a_reason():
+    m = reasons_matcher("CUDA out of memory. Tried to allocate {size}")
+    matches, foreign = m.lookup("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+                                "total capacity of 79.10 GiB of which 1.2 GiB is free.")
+    assert foreign is not None and foreign["role"] == "answer"  # the reason's message is listed after it
+    # ... the weak rules too, that tell an exception no release of vLLM raises ("MyError: ...")
+    m = reasons_matcher("the attention sinks of this model are not supported by the flash attention backend")
+    matches, foreign = m.lookup("MyError: the attention sinks of this model are not supported by the flash attention backend")
+    assert foreign is not None and (foreign["id"], foreign["role"]) == ("exception-not-in-vllm", "answer")
+    assert [x.error.id for x in matches] == ["e0"]  # listed after it

@@ -525,3 +525,57 @@ def test_module_string_constants_are_kept_for_other_files():
     ]
     # a file that reports nothing itself is not parsed (README, "Commands"): its constants are unread
     assert scan('STR_SWA = "Sliding window attention is not supported."\n').sites == []
+
+
+def test_reasons_a_function_gives_are_kept_for_messages_elsewhere():
+    sites = scan(
+        """
+        class Backend:
+            @classmethod
+            def validate_configuration(cls, head_size, dtype):
+                invalid_reasons = []
+                if head_size > 256:
+                    invalid_reasons.append("head_size not supported")
+                invalid_reasons.append(f"dtype {dtype} not supported")
+                invalid_reasons.append(some_call())
+                return invalid_reasons
+
+        def can_implement(c):
+            if c.group_size % 2:
+                return False, f"Group size ({c.group_size}) does not divide the input features"
+            return True, None
+
+        def done(x):
+            others.append("not a list of reasons")
+            return False, x.y
+        """
+    ).sites
+    assert [(s.kind, s.exception, s.template, s.function) for s in sites] == [
+        ("reason", "validate_configuration", "head_size not supported", "Backend.validate_configuration"),
+        ("reason", "validate_configuration", "dtype {dtype} not supported", "Backend.validate_configuration"),
+        ("reason", "can_implement", "Group size ({c.group_size}) does not divide the input features", "can_implement"),
+    ]
+
+
+def test_a_message_that_shows_reasons_names_the_functions_they_may_come_from():
+    sites = scan(
+        """
+        def get_backend(backend, config):
+            invalid_reasons = backend.validate_configuration(config)
+            if invalid_reasons:
+                raise ValueError(f"Selected backend {backend} is not valid. Reason: {invalid_reasons}")
+
+        def pick(kernels):
+            reasons = []
+            for kernel in kernels:
+                ok, why = kernel.can_implement()
+                reasons.append(f"{kernel} cannot implement due to: {why}")
+            logger.warning("no kernel: %s", "; ".join(reasons))
+            raise ValueError(f"no kernel for {kernels}")
+        """
+    ).sites
+    raised, logged, plain = [s for s in sites if s.kind != "reason"]
+    # its own function's name first (its own reasons), then what that function calls
+    assert raised.reasons_from == ["get_backend", "ValueError", "validate_configuration"]
+    assert logged.reasons_from == ["pick", "ValueError", "append", "can_implement", "join", "warning"]
+    assert plain.reasons_from == []  # its message shows no reasons

@@ -177,6 +177,8 @@ def describe(matcher, matches: list, foreign: dict | None, releases: dict | None
                     lines.append(f"     ({_from_paste(entry['fix']['from_paste'])} from your paste; the rest is the entry's example)")
         if data["message"]:
             lines.append(f"   {shorten(data['message'], 300)}")
+        if data.get("reason"):
+            lines.append(f"   your paste quotes one of the reasons it gives: {shorten(data['reason'], 200)}")
         ranges = ", ".join(version_ranges(current["versions"], revisions)) if revisions else ""
         site = current["sites"][0] if current["sites"] else None
         where = f" · {site['path']}:{site['line']}" if site else ""

@@ -85,6 +85,11 @@ def index_problem(index) -> str | None:
     if not isinstance(before, dict) or not all(
             isinstance(k, str) and k.isdigit() and int(k) < len(paths) and isinstance(v, str) for k, v in before.items()):
         return "`functions_before` is not a mapping of path numbers to function names"
+    given = index.get("reasons", {})
+    if not isinstance(given, dict) or not all(
+            isinstance(k, str) and k.isdigit() and int(k) < len(errors) and isinstance(v, list)
+            and all(isinstance(r, str) for r in v) for k, v in given.items()):
+        return "`reasons` is not a mapping of row numbers to the reasons a message gives"
     return None
 
 

@@ -25,7 +25,8 @@ from generator.text import CUT_TRAILING, ELLIPSIS, error_path, error_url, foreig
 # 7: entries by slug (an entry of several ids once), kinds as row numbers, curated titles only
 #    where no entry gives them: the browser's index stays under 1 MB gzipped.
 # 10: the errors as one list per field (ERROR_COLUMNS), not one row per error: 8 % smaller gzipped.
-INDEX_SCHEMA_VERSION = 10
+# 11: the reasons a message may show, by row ("reasons").
+INDEX_SCHEMA_VERSION = 11
 
 
 def _source(pattern: re.Pattern) -> str:
@@ -62,6 +63,7 @@ def rules() -> dict:
         "tail": match.TAIL,
         "min_literal": match.MIN_LITERAL,
         "min_matched": match.MIN_MATCHED,
+        "reason_least": match.REASON_LEAST,
         "later_least": match.LATER_LEAST,
         "quoted_least": match.QUOTED_LEAST,
         "stock_phrase_words": match.STOCK_PHRASE_WORDS,
@@ -225,6 +227,7 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
     merged: dict[str, dict] = {}
     forms: dict[str, list[str]] = {}
     kinds: dict[str, str] = {}
+    reasons: dict[str, list[str]] = {}  # error id → the reasons its message may show
     paths: dict[str, int] = {}  # a file's path → bitmask of the releases whose sites are in it
     lines: dict[str, dict[tuple[str, int], int]] = {}  # error id → (path, line) → releases bitmask
     logged: dict[str, set[str]] = {}  # an error log's id → "file.py:line" of its sites in any release
@@ -261,6 +264,9 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
                     for form in [site["template"], *site.get("variants", [])]:
                         if form and form not in forms[error["id"]]:
                             forms[error["id"]].append(form)
+                    for reason in site.get("reasons", []):
+                        if reason not in reasons.setdefault(error["id"], []):
+                            reasons[error["id"]].append(reason)
     # Errors of one file side by side, alike messages together: gzip finds the repeats
     # within its window (by id, the browser's index was 1.3 MB gzipped; so, 0.9 MB).
     ids = sorted(merged, key=lambda i: (merged[i]["sites"][0][0] if merged[i]["sites"] else "", merged[i]["template"], i))
@@ -290,6 +296,8 @@ def compact_index(catalogs: list[dict], curated: dict[str, str] | None = None, l
         },
         "groups": pack_groups(problem_groups(merged, revisions, links or [], entries)),
         "kinds": pack_kinds(ids, kinds),
+        # the reasons a message may show (`Reason: {invalid_reasons}`), by the number of its row
+        "reasons": {str(n): reasons[i] for n, i in enumerate(ids) if reasons.get(i)},
         "paths": {p: paths[p] for p in sorted(paths)},
         # the functions where an older release raises or logs and its newest sites do not, by the
         # path's number in `paths` (8 KB gzipped): a traceback's raise in a vLLM file's function
@@ -492,7 +500,8 @@ def matcher_from_index(index: dict, site_url: str = "") -> Matcher:
         for id_, exception, template, has_message, versions, sites, _ in rows
     ]
     templates = [([template] if has_message else []) + forms for _, _, template, has_message, _, _, forms in rows]
-    return Matcher(errors, templates, groups=groups_of(index),
+    given = index.get("reasons", {})
+    return Matcher(errors, templates, reasons=[given.get(str(n), []) for n in range(len(rows))], groups=groups_of(index),
                    revisions=index.get("revisions", []), site_url=site_url, paths=index.get("paths", {}),
                    raise_lines={i: {(p, n): m for p, n, m in rows} for i, rows in index.get("raise_lines", {}).items()},
                    log_lines=index.get("log_lines", {}), functions_before=functions_before(index))

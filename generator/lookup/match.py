@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import array
 import functools
+import bisect
 import heapq
 import marshal
 import re
@@ -60,6 +61,10 @@ PART_LEAST = 4  # squashed characters of a chunk's start or end that count when 
 TAIL = 400  # squashed characters before the paste's end within which a template may be cut short
 MIN_LITERAL = 12  # templates with less literal text need their exception name beside them
 MIN_MATCHED = 20  # a longer template must show at least this much of itself
+# A reason a message may show, pasted without the message ("sink setting not supported"), stands
+# for a message whose words the paste lacks: only one with more literal text than the least a
+# message must show, and shown whole, does ("dtype {dtype} not supported" is said of many things).
+REASON_LEAST = MIN_MATCHED + 2
 OPENING_LEAST = 13  # squashed characters of a message's opening words, shown whole with its type, that a quote cut after them needs
 LATER_LEAST = 40  # squashed characters of a later sentence quoted alone (_later_sentence)
 QUOTED_LEAST = 33  # squashed characters of words quoted from inside a message (_quoted_part): the quotes mark them
@@ -139,6 +144,7 @@ class Entry:
     exception: str  # lower-cased, for "valueerror:" adjacency
     grams: int = 0  # grams of it in the index
     form: str = ""  # the template, when it is another form of the error's message (not its main template)
+    reason: bool = False  # the form is a reason the message may show, not the message (tried last)
 
 
 def chunk_segments(segments: list[str]) -> tuple[list[str], list[int]]:
@@ -218,6 +224,7 @@ class Match:
     form: str = ""  # the other form of the error's message that matched (its main template: "")
     worded_as: list[LookupError_] = field(default_factory=list)  # the problem's other errors the paste matches as well
     type_only: bool = False  # the paste is only the exception's type (_type_alone)
+    reason: bool = False  # what matched is a reason the message may show (``form``), not the message
 
     @property
     def score(self) -> float:
@@ -268,13 +275,16 @@ class Match:
             "sites": [{"path": s["path"], "line": s["line"]} for s in e.sites],
             "values": self.values,
             # the message as the paste shows it: the form that matched, values filled in
-            "message": fill(self.form or e.template, self.values) if self.form or e.template else "",
+            "message": fill(self.form if self.form and not self.reason else e.template, self.values)
+            if self.form or e.template else "",
             "current": {"id": current.id, "url": current.url, "versions": current.versions,
                         "sites": [{"path": s["path"], "line": s["line"]} for s in current.sites]},
             "also": [{"id": a.id, "versions": a.versions} for a in self.also],
             "entry": current.entry and {**current.entry, "fix": fix_with_values(current.entry.get("fix"), self.values)},
             # only where it says something: found by the exception's type alone
             **({"type_only": True} if self.type_only else {}),
+            # only where it says something: the paste shows one of the reasons the message gives
+            **({"reason": fill(self.form, self.values)} if self.reason else {}),
         }
 
 
@@ -326,15 +336,16 @@ def _error_of(row: tuple) -> LookupError_:
 
 
 def _entry_row(e: Entry) -> tuple:
-    return (e.error, tuple(e.chunks), tuple(e.segment_of), tuple(e.holes), e.literal, e.exception, e.grams, e.form)
+    return (e.error, tuple(e.chunks), tuple(e.segment_of), tuple(e.holes), e.literal, e.exception, e.grams, e.form,
+            e.reason)
 
 
 def _entry_of(row: tuple) -> Entry:
-    error, chunks, segment_of, holes, literal, exception, grams, form = row
-    return Entry(error, list(chunks), list(segment_of), list(holes), literal, exception, grams, form)
+    error, chunks, segment_of, holes, literal, exception, grams, form, reason = row
+    return Entry(error, list(chunks), list(segment_of), list(holes), literal, exception, grams, form, reason)
 
 
-SNAPSHOT_VERSION = 8
+SNAPSHOT_VERSION = 9
 
 SHOWN_LINE_CHARS = 200  # of the line a `message-not-in-vllm` answer judged: its prefix names the program
 
@@ -569,8 +580,11 @@ class Matcher:
     def __init__(self, errors: list[LookupError_], templates: list[list[str]], groups: dict[str, str] | None = None,
                  revisions: list[str] | None = None, site_url: str = "", foreign: Iterable[ForeignError] | None = None,
                  paths: dict[str, int] | None = None, raise_lines: dict | None = None,
-                 log_lines: dict[str, list[str]] | None = None, functions_before: dict[str, frozenset[str]] | None = None):
+                 log_lines: dict[str, list[str]] | None = None, functions_before: dict[str, frozenset[str]] | None = None,
+                 reasons: list[list[str]] | None = None):
         """``templates[i]``: the templates (main first, then variants) of ``errors[i]``.
+        ``reasons[i]``: the reasons its message may show (``Reason: {invalid_reasons}``), matched
+        only when no message is: a paste may quote one alone ("sink setting not supported").
         ``functions_before``: by path, the functions where an older release raises or logs and the
         errors' sites (their newest release's) do not.
         ``groups``: error id → its problem's current error id (``index.problem_groups``).
@@ -586,14 +600,20 @@ class Matcher:
             for template in variants:
                 if template:
                     self._add(number, error.exception, template, template if template != error.template else "")
+        self.reasons_at = len(self.entries)  # the entries from here on are reasons
+        for number, (error, given) in enumerate(zip(errors, reasons or [])):
+            for reason in given:
+                self._add(number, error.exception, reason, reason, reason=True)
         number_of = {error.id: number for number, error in enumerate(errors)}
         self.logged_at: dict[str, list[int]] = {}  # "file.py:line" → the error logs written there
         for id_, places in (log_lines or {}).items():
             if id_ in number_of:
                 for place in places:
                     self.logged_at.setdefault(place, []).append(number_of[id_])
+        # (a gram too common to keep is one of too many messages: the reasons they may show do
+        # not count, so that they change nothing of how the messages are found)
         for gram, entries in list(self.index.items()):
-            if len(entries) > STOP_GRAM_ENTRIES:
+            if len(entries) > STOP_GRAM_ENTRIES and bisect.bisect_left(entries, self.reasons_at) > STOP_GRAM_ENTRIES:
                 del self.index[gram]
         # A template all of whose grams were too common to keep ("Tool '{tool_name}' is not
         # supported": "supported" is in hundreds) is found by none: it is tried on every paste.
@@ -641,6 +661,7 @@ class Matcher:
             marshal.dumps(raise_lines),
             {k: tuple(v) for k, v in self.logged_at.items()},
             {k: frozenset(v) for k, v in self.functions_before.items()},
+            self.reasons_at,
         ))
 
     @classmethod
@@ -648,7 +669,7 @@ class Matcher:
         """A matcher from ``snapshot()``'s bytes; ValueError when they are not one."""
         try:
             (version, revisions, site_url, ids, errors, entries, grams, postings, short, by_location, groups,
-             foreign, paths, raise_lines, logged_at, functions_before) = marshal.loads(data)
+             foreign, paths, raise_lines, logged_at, functions_before, reasons_at) = marshal.loads(data)
         except (EOFError, ValueError, TypeError) as exc:
             raise ValueError(f"not a stored matcher: {exc}") from None
         if version != SNAPSHOT_VERSION:
@@ -656,6 +677,7 @@ class Matcher:
         matcher = cls.__new__(cls)
         matcher.entries = _Lazy(entries, lambda blob: _entry_of(marshal.loads(blob)))
         matcher.entry_grams = grams
+        matcher.reasons_at = reasons_at
         try:
             matcher.index = _Postings(*postings)
         except (TypeError, ValueError) as exc:
@@ -667,14 +689,15 @@ class Matcher:
                         site_url, from_rows(foreign), paths, _LazyMapping(raise_lines), functions_before)
         return matcher
 
-    def _add(self, error: int, exception: str, template: str, form: str = "") -> None:
+    def _add(self, error: int, exception: str, template: str, form: str = "", reason: bool = False) -> None:
         raw_segments, holes = split_template(template)
         chunks, owners = chunk_segments(raw_segments)
         literal = sum(len(c) for c in chunks)
-        if literal == 0:
+        if literal == 0 or reason and literal < REASON_LEAST:
             return
         number = len(self.entries)
-        entry = Entry(error, chunks, owners, [hole_name(h) for h in holes], literal, exception.lower(), form=form)
+        entry = Entry(error, chunks, owners, [hole_name(h) for h in holes], literal, exception.lower(), form=form,
+                      reason=reason)
         self.entries.append(entry)
         grams = list(dict.fromkeys(g for c in chunks for g in _grams(c)))  # in the message's order
         if not grams:
@@ -691,6 +714,28 @@ class Matcher:
             self.index.setdefault(gram, []).append(number)
 
     # --- querying -------------------------------------------------------------------
+
+    def _candidates(self, counts: Counter, reasons: bool) -> list[int]:
+        """The entries worth verifying: of the messages' (or of the reasons', which come after
+        them: ``reasons_at``), those of which a fair share of grams occur, best share first."""
+        grams_of, at = self.entry_grams, self.reasons_at
+        ranked = [(-n / grams_of[e], -n, e) for e, n in counts.items() if (e >= at) == reasons
+                  and (n * CANDIDATE_SHARE >= grams_of[e] or n >= CANDIDATE_GRAMS)]
+        return [e for _, _, e in heapq.nsmallest(MAX_CANDIDATES, ranked)] + [e for e in self.short if (e >= at) == reasons]
+
+    def _found(self, candidates: list[int], flat: str, origin, cleaned: str, last) -> dict[int, Match]:
+        """Error number → its best match among the candidate entries."""
+        results: dict[int, Match] = {}
+        for number in candidates:
+            found = self._verify(number, flat, origin, cleaned, last)
+            if found is None:
+                continue
+            entry = self.entries[number]
+            found.reason = entry.reason
+            previous = results.get(entry.error)
+            if previous is None or found.rank_key > previous.rank_key:
+                results[entry.error] = found
+        return results
 
     def lookup(self, text: str, top: int = 5) -> tuple[list[Match], dict | None]:
         """The best matches for a paste, and where it comes from when that is not vLLM."""
@@ -721,19 +766,12 @@ class Matcher:
             if flat[end - 1] != ".":
                 grams.add(flat[end + 1 - GRAM : end] + ".")
         counts = Counter(chain.from_iterable(filter(None, map(index.get, grams))))
-        grams_of = self.entry_grams
-        # Keep the templates of which a fair share of grams occur, best share first.
-        ranked = [(-n / grams_of[e], -n, e) for e, n in counts.items() if n * CANDIDATE_SHARE >= grams_of[e] or n >= CANDIDATE_GRAMS]
-        candidates = [e for _, _, e in heapq.nsmallest(MAX_CANDIDATES, ranked)] + self.short
-
-        results: dict[int, Match] = {}
-        for number in candidates:
-            found = self._verify(number, flat, origin, cleaned, last)
-            if found is None:
-                continue
-            previous = results.get(self.entries[number].error)
-            if previous is None or found.rank_key > previous.rank_key:
-                results[self.entries[number].error] = found
+        results = self._found(self._candidates(counts, reasons=False), flat, origin, cleaned, last)
+        if not results:
+            # no message matched: the paste may quote a reason one gives, alone, whole
+            results = {number: found for number, found in self._found(self._candidates(counts, reasons=True), flat,
+                                                                         origin, cleaned, last).items()
+                       if found.score >= SURE}
         self._frame_bonus(results, frames, last, cleaned)
         if not results:
             self._type_alone(results, cleaned)
@@ -810,7 +848,10 @@ class Matcher:
         # "... does not support NVFP4 quantization. Please use ..."): another program's copy of the
         # words (SGLang's), told as if nothing had matched.
         retyped = bool(ranked) and all(m.verdict != "exact" and not m.frame and _named_otherwise(cleaned, m) for m in ranked)
-        quiet = not ranked or warned_only or retyped
+        # A reason a message gives, matched alone ("sink setting not supported"), is weaker than
+        # any rule that tells another program's error: told as if nothing had matched, listed after.
+        reasons_only = bool(ranked) and all(m.reason for m in ranked)
+        quiet = not ranked or warned_only or retyped or reasons_only
         # vLLM's report of a failure logged above its traceback ("EngineCore encountered a fatal
         # error.", logger.exception's line) says nothing of the cause: the error the traceback
         # ends on is told by every foreign rule, the weak ones too (an assert without a message).
@@ -886,7 +927,7 @@ class Matcher:
         # Near matches of another type are listed, as near; the foreign error is the answer.
         # Nor does a report whose value is the original error ("Engine loop is not running. Inspect
         # the stacktrace to find the original error: OutOfMemoryError('HIP out of memory ...')").
-        info["role"] = "cause" if not retyped and any((m.error.kind != "log" or warned and m.start > line_end)
+        info["role"] = "cause" if not retyped and any(not m.reason and (m.error.kind != "log" or warned and m.start > line_end)
                                       and not (REPORTS_ABOVE.search(m.error.template) and line_end <= m.start)
                                       and not (POINTS_TO_ITS_VALUE.search(m.error.template) and quotes_it(m)) for m in kept) else "answer"
         if info["role"] == "cause" and _wrapped_by_it(kept[0], cleaned, at):

@@ -58,6 +58,7 @@ def assemble(
     messages = class_messages(scans)
     constants = module_constants(scans)
     makers = exception_makers(scans)
+    reasons = given_reasons(scans)
     for path, scan in scans:
         for site in scan.sites:
             if site.kind in _READ_ONLY:
@@ -88,6 +89,10 @@ def assemble(
                 site.template, site.message_from = constants[named]
                 site.message_name = named
                 site.placeholders = placeholder_names(site.template)
+            # `Reason: {invalid_reasons}`: the reasons the functions it calls give, shown and matched
+            if site.reasons_from:
+                site.reasons = reasons_shown(site, path, reasons)
+                site.reasons_from = []
             groups.setdefault(key, []).append(site)
             stats["sites"] += 1
             stats[_STAT[site.kind]] += 1
@@ -112,7 +117,9 @@ def assemble(
 # What a log call's and a response's id hashes in place of an exception: no class is
 # spelt so, so their ids cannot meet a raise's, and every raise keeps its id.
 _HASHED_AS = {"log": "<log>", "response": "<response>"}
-_READ_ONLY = ("message", "constant", "returned")  # sites that say where a message lives, not where it is reported
+# sites that say where a message lives, not where it is reported
+_READ_ONLY = ("message", "constant", "returned", "reason")
+MAX_REASONS = 200  # reasons shown for one site (vLLM's attention backends give about 30, its linear kernels 150)
 _STAT = {"raise": "raises", "assert": "asserts", "log": "logs", "response": "responses"}
 
 
@@ -152,6 +159,46 @@ def exception_makers(scans: list[tuple[str, FileScan]]) -> dict[tuple[str, str],
             if site.kind == "returned":
                 found.setdefault((path, site.function), []).append(site)
     return found
+
+
+def given_reasons(scans: list[tuple[str, FileScan]]) -> dict[str, dict[tuple[str, str], list[str]]]:
+    """A function's own name → (path, qualified function) → the reasons it gives (sites of kind
+    "reason"), in the order of the files and lines."""
+    found: dict[str, dict[tuple[str, str], list[str]]] = {}
+    for path, scan in scans:
+        for site in scan.sites:
+            if site.kind == "reason" and site.template:
+                texts = found.setdefault(site.exception, {}).setdefault((path, site.function), [])
+                if site.template not in texts:
+                    texts.append(site.template)
+    return found
+
+
+def reasons_shown(site: RaiseSite, path: str, reasons: dict[str, dict[tuple[str, str], list[str]]]) -> list[str]:
+    """The reasons a message that shows them may give: those of its own function (``reasons =
+    []`` ... ``reasons.append(...)`` ... ``raise ValueError("; ".join(reasons))``) and those of
+    every function of the names it calls (``backend.validate_configuration(...)``: each
+    backend's override), at most MAX_REASONS. Where its own function words a reason it is given
+    (``f"{kernel.__name__} cannot implement due to: {failure_reason}"``), the message shows it
+    so worded: each given reason goes into that hole, and none is shown bare."""
+    own, *called = site.reasons_from
+    given: list[str] = []
+    for name in called:
+        for (_, _), texts in sorted(reasons.get(name, {}).items()):
+            given.extend(t for t in texts if t not in given)
+    shown: list[str] = []
+    worded = False
+    for text in reasons.get(own, {}).get((path, site.function), []):
+        hole = next((h for h in split_template(text)[1] if "reason" in h.lower() and "{" + h + "}" in text), None)
+        if hole is None or not given:
+            shown.append(text)
+            continue
+        worded = True
+        shown.extend(text.replace("{" + hole + "}", reason, 1) for reason in given)
+    if not worded:
+        shown.extend(given)
+    # (as a value is shown: without the spaces a join puts around it)
+    return list(dict.fromkeys(t.strip() for t in shown))[:MAX_REASONS]
 
 
 def made_by(site: RaiseSite, path: str, makers: dict[tuple[str, str], list[RaiseSite]]) -> tuple[str, list[RaiseSite]] | None:

@@ -174,6 +174,9 @@ _DEF_LINE = {"module": re.compile(r"(?:async[ \t]+)?def[ \t]+(\w+)"),
 LOUD_WORDS = ("raise", "assert", "logger", "create_error_response", "create_streaming_error_response",
               "ErrorResponse", "class")
 _MESSAGE_SETTERS = (".__init__(", "self.message", "self.msg", "self.detail")
+# A reason a function gives for a message elsewhere (walker.on_reason): ``reasons.append(``,
+# ``return False, ...``
+_GIVES_A_REASON = re.compile(r"(?i)reasons?\.append\(|\breturn[ \t]+\(?False[ \t]*,")
 
 
 # ``return MQEngineDeadError(...)``: a function that makes the exception another raises
@@ -186,7 +189,8 @@ def _makes_an_exception(text: str) -> bool:
 
 def _loud(text: str) -> bool:
     """Whether the text has a word that may make a site (as a word: "raises" in a
-    docstring makes none) or a nested class (first on a line: "@classmethod" is none).
+    docstring makes none), a nested class (first on a line: "@classmethod" is none) or a
+    reason given for a message elsewhere.
     (What ``\b(?:raise|assert|...)\b|\n[ \t]*class\b`` finds, several times quicker.)"""
     for word in LOUD_WORDS:
         at = text.find(word)
@@ -200,7 +204,9 @@ def _loud(text: str) -> bool:
                 elif at == 0 or not _is_word(text[at - 1]):
                     return True
             at = text.find(word, end)
-    return any(setter in text for setter in _MESSAGE_SETTERS)
+    if any(setter in text for setter in _MESSAGE_SETTERS):
+        return True
+    return ("False" in text or "eason" in text) and _GIVES_A_REASON.search(text) is not None
 
 
 def _is_word(char: str) -> bool:

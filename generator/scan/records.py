@@ -40,8 +40,9 @@ class RaiseSite:
     """
 
     # "raise" | "assert" | "log" | "response"; and, read at assembly only: "message" (an exception
-    # class's own message), "constant" (a module's string constant, `exception` its name) and
-    # "returned" (an exception a function returns, `function` the function)
+    # class's own message), "constant" (a module's string constant, `exception` its name),
+    # "returned" (an exception a function returns, `function` the function) and "reason" (a
+    # reason a function gives for a message elsewhere, `exception` the function's own name)
     kind: str
     exception: str  # as written: "ValueError", "errors.Foo"; a log's level ("WARNING"); a response's error type
     template: str | None  # None when the raise has no message
@@ -62,6 +63,10 @@ class RaiseSite:
     # the constant of another module the message is (NAME), or the function that makes the
     # exception raised (name()), when it is one
     message_name: str | None = None
+    # the reasons the message may show (`Reason: {invalid_reasons}`), given by the functions it
+    # calls (read at assembly from `reasons_from`: those names, its own function's first)
+    reasons: list[str] = field(default_factory=list)
+    reasons_from: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
         data = {
@@ -89,6 +94,10 @@ class RaiseSite:
             data["id_template"] = self.id_template
         if self.message_name is not None:
             data["message_name"] = self.message_name
+        if self.reasons:
+            data["reasons"] = self.reasons
+        if self.reasons_from:
+            data["reasons_from"] = self.reasons_from
         return data
 
     @classmethod
@@ -96,6 +105,7 @@ class RaiseSite:
         site = cls(**data)
         # its own lists: the decoded analysis it comes from serves every path and release
         site.guard, site.placeholders, site.variants = list(site.guard), list(site.placeholders), list(site.variants)
+        site.reasons, site.reasons_from = list(site.reasons), list(site.reasons_from)
         return site
 
 

@@ -43,6 +43,10 @@ _EXCERPT_GAP = 3  # fill a gap of up to this many lines between guard and raise
 # name -> the templates the name may hold; None: holds something unknown here
 State = dict[str, "list[Template] | None"]
 _KEYWORD_MESSAGES = ("msg", "message", "detail", "reason")
+# A list of reasons a function builds (``invalid_reasons.append("sink setting not supported")``)
+_REASON_LIST = re.compile(r"(?i)\w*reasons?\Z")
+# A message's placeholder that shows such reasons (``{invalid_reasons}``, ``{'; '.join(reasons)}``)
+_REASON_HOLE = re.compile(r"(?i)\{[^{}]*reason")
 
 
 @dataclass(frozen=True)
@@ -114,7 +118,8 @@ CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 # Words without which a text holds no site: raise, assert, a log call, an error
 # response, an exception's own message (set in its ``__init__``), an exception made.
 REPORT_WORDS = ("raise", "assert", "logger", "error_response", "ErrorResponse", ".__init__(", "self.m", "self.detail",
-                "Error(", "Exception(")  # (an exception that a function makes, for a raise elsewhere)
+                "Error(", "Exception(",  # (an exception that a function makes, for a raise elsewhere)
+                "reasons.append(", "reason.append(", "return False,")  # (a reason a function gives, for a message elsewhere)
 _REPORT_BYTES = tuple(w.encode() for w in REPORT_WORDS)
 
 
@@ -181,6 +186,9 @@ class Walker:
         # piece of the function they are in, so no shared name
         self.nested_functions: dict[tuple[str, str], Located] = {}
         self._returned: dict[tuple[int, int | None], list[list[Template]]] = {}  # returned_strings, by (def, size)
+        # the functions walked, by qualified name, and what each calls (``called_names``)
+        self.function_nodes: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self._called: dict[str, list[str]] = {}
 
     # --- entry ---------------------------------------------------------------------
 
@@ -249,6 +257,8 @@ class Walker:
             call = _reporting_call(stmt.value)
             if call is not None:
                 self.on_call(call, stmt, scope, state)
+            if scope.function != "<module>" and (reason := _appended_reason(stmt.value)) is not None:
+                self.on_reason(reason, stmt, scope, state)
             return state
         if isinstance(stmt, ast.Return):
             call = _reporting_call(stmt.value) if stmt.value is not None else None
@@ -256,6 +266,8 @@ class Walker:
                 self.on_call(call, stmt, scope, state)
             if stmt.value is not None and scope.function != "<module>":
                 self.on_returned_exception(stmt.value, stmt, scope, state)
+                if (reason := _returned_reason(stmt.value)) is not None:
+                    self.on_reason(reason, stmt, scope, state)
             return None
         if isinstance(stmt, (ast.Continue, ast.Break)):
             return None
@@ -301,6 +313,7 @@ class Walker:
         name = stmt.name if scope.function == "<module>" else f"{scope.function}.{stmt.name}"
         if scope.function != "<module>" and scope.function.rsplit(".", 1)[-1] != scope.class_name:
             self.nested_functions[(scope.function, stmt.name)] = Located(stmt, self.source)  # not a method
+        self.function_nodes[name] = stmt
         args = stmt.args
         params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
         params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
@@ -502,6 +515,32 @@ class Walker:
             if args and not isinstance(args[0], ast.Starred):
                 self.add_site("message", scope.class_name, args[0], stmt, scope, state)
 
+    def on_reason(self, reason: ast.expr, stmt: ast.stmt, scope: Scope, state: State) -> None:
+        """``invalid_reasons.append("sink setting not supported")``, ``return False, f"..."``: a
+        reason the function gives, kept as a site of kind "reason" (``exception``: the function's
+        own name), so that a message elsewhere that shows the reasons of a call to a function
+        of that name gets them at assembly."""
+        if self.strings and self.builder(scope, state).is_stringish(reason):
+            self.add_site("reason", scope.function.rsplit(".", 1)[-1], reason, stmt, scope, state)
+
+    def called_names(self, function: str) -> list[str]:
+        """The names of what ``function`` calls (``f(...)``, ``obj.f(...)``), sorted, with the
+        function's own name first: where the reasons its message shows may come from."""
+        if function not in self._called:
+            node = self.function_nodes.get(function)
+            names = {function.rsplit(".", 1)[-1]}
+            if node is not None:
+                for inner in ast.walk(node):
+                    if isinstance(inner, ast.Call):
+                        func = inner.func
+                        if isinstance(func, ast.Attribute):
+                            names.add(func.attr)
+                        elif isinstance(func, ast.Name):
+                            names.add(func.id)
+            own = function.rsplit(".", 1)[-1]
+            self._called[function] = [own, *sorted(names - {own})]
+        return self._called[function]
+
     def on_assert(self, stmt: ast.Assert, scope: Scope, state: State) -> None:
         inner = _guarded(scope, Guard("else", stmt.test, stmt))
         self.add_site("assert", "AssertionError", stmt.msg, stmt, inner, state, own_guard=False)
@@ -544,8 +583,12 @@ class Walker:
             if first_read != template:
                 id_template = first_read
             variants += [v for v in self.call_forms(message, scope, state, message_source) if v != template and v not in variants]
-        if kind in ("log", "response", "message", "constant") and not has_words(template):
+        if kind in ("log", "response", "message", "constant", "reason") and not has_words(template):
             return  # `logger.error(e)`, `create_error_response(str(e))`: nothing of its own to say
+        # A message that shows reasons (`Reason: {invalid_reasons}`): the functions they may come from
+        reasons_from = (self.called_names(scope.function)
+                        if kind in ("raise", "assert", "log", "response") and scope.function != "<module>"
+                        and any(_REASON_HOLE.search(t) for t in (template or "", *variants)) else [])
         guard_stmt = scope.guards[-1].statement if scope.guards and own_guard else None
         if not own_guard and len(scope.guards) > 1:
             guard_stmt = scope.guards[-2].statement
@@ -567,6 +610,7 @@ class Walker:
                 cause=cause,
                 status=status,
                 id_template=id_template,
+                reasons_from=reasons_from,
             )
         )
 
@@ -745,6 +789,23 @@ def _exception_name(node: ast.expr) -> str | None:
         return None
     last = dotted.rsplit(".", 1)[-1]
     return dotted if last[:1].isupper() else None
+
+
+def _appended_reason(value: ast.expr) -> ast.expr | None:
+    """What ``invalid_reasons.append(...)`` appends to a list of reasons, else None."""
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "append"
+            and isinstance(value.func.value, ast.Name) and _REASON_LIST.match(value.func.value.id)
+            and len(value.args) == 1 and not value.keywords):
+        return value.args[0]
+    return None
+
+
+def _returned_reason(value: ast.expr) -> ast.expr | None:
+    """The reason of ``return False, "..."`` (a check that says why it fails), else None."""
+    if (isinstance(value, ast.Tuple) and len(value.elts) == 2 and isinstance(value.elts[0], ast.Constant)
+            and value.elts[0].value is False):
+        return value.elts[1]
+    return None
 
 
 def _reporting_call(value: ast.expr) -> ast.Call | None:

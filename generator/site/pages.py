@@ -399,7 +399,7 @@ def error_json(page: ErrorPage, catalog: dict, report: str) -> dict:
                 "comment": s["comment"],
                 "excerpt": s["excerpt"],
                 "excerpt_line": s["excerpt_line"],
-                **{key: s[key] for key in ("status", "message_from", "message_name") if key in s},
+                **{key: s[key] for key in ("status", "message_from", "message_name", "reasons") if key in s},
             }
             for s in page.sites
         ],

@@ -57,7 +57,7 @@
 
   // The index format this file reads (generator.lookup.index.INDEX_SCHEMA_VERSION); the
   // numbers and patterns of the rules come from the index itself.
-  const INDEX_SCHEMA_VERSION = 10;
+  const INDEX_SCHEMA_VERSION = 11;
 
   // --- code points: the slot form -----------------------------------------------------------
   //
@@ -286,6 +286,17 @@
       return ((low % 2 === 0 ? low : low + 1) / 100).toFixed(2);
     }
     return x.toFixed(2);
+  }
+
+  // the first place in an ascending list at which x would go (Python's bisect.bisect_left)
+  function bisectLeft(list, x) {
+    let lo = 0, hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   function compareTuples(a, b) {
@@ -947,6 +958,7 @@
       tail: rules.tail,
       minLiteral: rules.min_literal,
       minMatched: rules.min_matched,
+      reasonLeast: rules.reason_least,
       laterLeast: rules.later_least,
       quotedLeast: rules.quoted_least,
       stockPhraseWords: rules.stock_phrase_words,
@@ -1073,6 +1085,7 @@
       this.form = fields.form || ""; // the other form of the message that matched (match.py: Match.form)
       this.wordedAs = []; // the problem's other errors the paste matches as well (match.py: worded_as)
       this.typeOnly = !!fields.typeOnly; // the paste is only the exception's type (match.py: type_only)
+      this.reason = false; // what matched is a reason the message may show (match.py: Match.reason)
     }
 
     get verdict() {
@@ -1122,7 +1135,7 @@
         sites: e.sites.map((s) => ({ path: s.path, line: s.line })),
         values: values,
         // the message as the paste shows it: the form that matched, values filled in
-        message: this.form || e.template ? fill(this.form || e.template, this.values, this.rules) : "",
+        message: this.form || e.template ? fill(this.form && !this.reason ? this.form : e.template, this.values, this.rules) : "",
         current: {
           id: current.id,
           url: current.url,
@@ -1133,6 +1146,8 @@
         entry: current.entry && Object.assign({}, current.entry, { fix: fixWithValues(current.entry.fix, this.values) }),
         // only where it says something: found by the exception's type alone
         ...(this.typeOnly ? { type_only: true } : {}),
+        // only where it says something: the paste shows one of the reasons the message gives
+        ...(this.reason ? { reason: fill(this.form, this.values, this.rules) } : {}),
       };
     }
   }
@@ -1214,8 +1229,15 @@
           if (form) this.add(number, exception, form, form !== template ? form : "");
         }
       });
+      // the reasons a message may show, after every message (match.py: reasons_at), by row
+      this.reasonsAt = this.entries.length;
+      for (const [row, given] of Object.entries(index.reasons || {})) {
+        const number = Number(row);
+        for (const reason of given) this.add(number, columns.exception[number], reason, reason, true);
+      }
+      // a gram too common to keep is one of too many messages: the reasons do not count (match.py)
       for (const [gram, entries] of this.index) {
-        if (entries.length > rules.stopGramEntries) this.index.delete(gram);
+        if (entries.length > rules.stopGramEntries && bisectLeft(entries, this.reasonsAt) > rules.stopGramEntries) this.index.delete(gram);
       }
       // match.py: a template all of whose grams were too common to keep is tried on every paste
       const indexed = new Set();
@@ -1375,12 +1397,12 @@
       return [chunks, owners];
     }
 
-    add(error, exception, template, form = "") {
+    add(error, exception, template, form = "", reason = false) {
       const [segments, holes] = splitTemplate(toSlots(template));
       const [chunks, owners] = this.chunkSegments(segments);
       let literal = 0;
       for (const chunk of chunks) literal += chunk.length;
-      if (literal === 0) return;
+      if (literal === 0 || (reason && literal < this.rules.reasonLeast)) return;
       const number = this.entries.length;
       const entry = {
         error,
@@ -1391,6 +1413,7 @@
         exception: lowerSlots(toSlots(exception)),
         grams: 0,
         form, // the template, when it is another form of the error's message (match.py: Entry.form)
+        reason, // the form is a reason the message may show, tried last (match.py: Entry.reason)
       };
       this.entries.push(entry);
       const g = this.rules.gram;
@@ -1840,6 +1863,33 @@
     }
 
     /** match.py _logged_there(): the error log the paste's log header names, when one problem is logged there. */
+    // match.py _candidates(): of the messages' entries (or of the reasons', from reasonsAt on),
+    // those of which a fair share of grams occur, best share first
+    candidates(counts, reasons) {
+      const rules = this.rules, entries = this.entries, at = this.reasonsAt;
+      const ranked = [];
+      for (const [e, n] of counts) {
+        if ((e >= at) !== reasons) continue;
+        if (n * rules.candidateShare >= entries[e].grams || n >= rules.candidateGrams) ranked.push([-n / entries[e].grams, -n, e]);
+      }
+      ranked.sort(compareTuples);
+      return ranked.slice(0, rules.maxCandidates).map((r) => r[2]).concat(this.short.filter((e) => (e >= at) === reasons));
+    }
+
+    // match.py _found(): error number -> its best match among the candidate entries
+    found(candidates, flat, origin, cleaned, last) {
+      const results = new Map();
+      for (const number of candidates) {
+        const found = this.verify(number, flat, origin, cleaned, last);
+        if (found === null) continue;
+        const entry = this.entries[number];
+        found.reason = !!entry.reason;
+        const previous = results.get(entry.error);
+        if (previous === undefined || compareTuples(found.rankKey, previous.rankKey) > 0) results.set(entry.error, found);
+      }
+      return results;
+    }
+
     loggedThere(raw) {
       // match.py: a native library's backtrace with no Python traceback is none that logger.exception printed
       const tail = raw.slice(-this.rules.logHeaderTail);
@@ -1904,21 +1954,11 @@
         if (end > rules.titleStops || (firstLine !== -1 && origin.get(end - 1) >= firstLine)) break;
         if (flat[end - 1] !== ".") addGram(flat.slice(end + 1 - g, end) + ".");
       }
-      const entries = this.entries;
-      const ranked = [];
-      for (const [e, n] of counts) {
-        if (n * rules.candidateShare >= entries[e].grams || n >= rules.candidateGrams) ranked.push([-n / entries[e].grams, -n, e]);
-      }
-      ranked.sort(compareTuples);
-      const candidates = ranked.slice(0, rules.maxCandidates).map((r) => r[2]).concat(this.short);
-
-      const results = new Map();
-      for (const number of candidates) {
-        const found = this.verify(number, flat, origin, cleaned, last);
-        if (found === null) continue;
-        const error = entries[number].error;
-        const previous = results.get(error);
-        if (previous === undefined || compareTuples(found.rankKey, previous.rankKey) > 0) results.set(error, found);
+      let results = this.found(this.candidates(counts, false), flat, origin, cleaned, last);
+      if (results.size === 0) {
+        // no message matched: the paste may quote a reason one gives, alone, whole (match.py)
+        results = this.found(this.candidates(counts, true), flat, origin, cleaned, last);
+        for (const [number, found] of results) if (found.score < rules.sure) results.delete(number);
       }
       this.frameBonus(results, frames, last, cleaned);
       if (results.size === 0) this.typeAlone(results, cleaned);
@@ -2004,7 +2044,10 @@
       // match.py: near matches raised with a type no release of theirs raises them with are
       // another program's copy of the words, told as if nothing had matched
       const retyped = best.length > 0 && best.every((m) => m.verdict !== "exact" && !m.frame && this.namedOtherwise(cleaned, m));
-      const quiet = !best.length || warnedOnly || retyped;
+      // a reason a message gives, matched alone, is weaker than any rule that tells another
+      // program's error: told as if nothing had matched, listed after (match.py)
+      const reasonsOnly = best.length > 0 && best.every((m) => m.reason);
+      const quiet = !best.length || warnedOnly || retyped || reasonsOnly;
       // match.py reported_above: vLLM's report of a failure logged above its traceback says
       // nothing of the cause: the weak foreign rules tell the error the traceback ends on too
       const reportedAbove = last !== null && best.length > 0 && best.every(
@@ -2057,7 +2100,7 @@
       );
       // ... nor vLLM's report that the root cause lies elsewhere, though its raise is the last frame (match.py)
       // near matches of another type are listed, as near; the foreign error is the answer (match.py)
-      info.role = !retyped && kept.some((m) => (m.error.kind !== "log" || (warned && m.start > lineEnd))
+      info.role = !retyped && kept.some((m) => !m.reason && (m.error.kind !== "log" || (warned && m.start > lineEnd))
         && !(rules.reportsAbove.test(m.error.template) && lineEnd <= m.start)
         // ... nor a report whose value is the original error (match.py)
         && !(rules.pointsToItsValue.test(m.error.template) && quotesIt(m))) ? "cause" : "answer";
@@ -3572,6 +3615,8 @@
       }
     }
     if (match.message) block.appendChild(element("p", "errorkb-filled", match.message));
+    // cli/lookup.py: the paste quotes a reason the message gives, not the message
+    if (match.reason) block.appendChild(element("p", "errorkb-meta", "Your paste quotes one of the reasons it gives: " + match.reason));
 
     const site = match.current.sites.length ? match.current.sites[0] : null;
     const meta = ["score " + pyFixed2(match.score), match.verdict, "id " + match.current.id];
