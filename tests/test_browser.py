@@ -355,6 +355,8 @@ EDGE_PASTES = {
 
 # Strings whose cleaning differs easily between Python and a naive port.
 CLEAN_CASES = [
+    # a line that is one quoted exception line is that line (clean.py: QUOTED_EXCEPTION_LINE)
+    '"ValueError: image_embeds has rank 3 but expected 2"\n  \'KeyError: \\\'x\\\' not found\',\n`Error: a` and `b`\n"TypeError: a\u2028b"',
     # a refused request's access log line keeps its request and status; a 200 goes
     'INFO:     10.0.0.1:5 - "POST /v1/embeddings HTTP/1.1" 200 OK\nINFO:     10.0.0.1:6 - "GET /x HTTP/1.1" 404 Not Found',
     "model&#x27;s &lt;max&gt; &notit; &ampx; &#128; &#0; &#x1b; &#1114112; &AElig &Afr; &NotEqualTilde; &unknown; &#65",

@@ -724,3 +724,19 @@ def test_the_lookup_runs_off_the_pages_thread(browser, small_lookup_site):  # no
     workers = browser.execute_script(
         "return performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/assets/lookup.js')).length;")
     assert workers == 2  # the page's script, and the same file started as its worker
+
+
+def test_the_command_line_prints_no_control_character_a_scanned_source_holds(tmp_path):
+    """A message (and a reason it gives) is the source's text: an ESC or a C1 CSI in it would
+    be a terminal's escape sequence; `errorkb lookup` shows them as U+FFFD."""
+    code = ("def can_implement(c):\n    return False, 'the kernel cannot run this layer in any mode \\x1b]0;owned\\x07 \\x9b31m'\n\n"
+            "def choose(k):\n    failure_reasons = [k.can_implement(1)]\n"
+            "    raise ValueError(f'no kernel for this layer at all: {failure_reasons} \\x1b[2J\\x1b[31m\\r')\n")
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": code}})
+    for paste in ("no kernel for this layer at all", "the kernel cannot run this layer in any mode"):
+        done = subprocess.run([sys.executable, "-m", "generator", "lookup", "--source", str(repo), "--rev", "v1", "--pin-only",
+                               paste], capture_output=True, cwd=ROOT, timeout=HANG_GUARD_S,
+                              env={**os.environ, "ERRORKB_CACHE_DIR": str(tmp_path / "c")})
+        out = done.stdout.decode()
+        assert done.returncode == 0 and "\ufffd" in out, (done.stdout, done.stderr.decode()[-2000:])
+        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", out), out

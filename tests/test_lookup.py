@@ -76,6 +76,21 @@ def test_a_markdown_frame_and_padding_are_no_part_of_the_paste():
     spaces a terminal pads lines with: the traceback's own indentation stays."""
     paste = "```python\n    Traceback (most recent call last):   \n      File \"x.py\", line 1, in f\n        raise X\n    ValueError: boom  \n```"
     assert clean_paste(paste) == 'Traceback (most recent call last):\n  File "x.py", line 1, in f\n    raise X\nValueError: boom'
+
+
+@pytest.mark.parametrize("paste", ['"ValueError: image_embeds has rank 3 but expected 2"',
+                                   "  'ValueError: image_embeds has rank 3 but expected 2',",
+                                   "`ValueError: image_embeds has rank 3 but expected 2`"])
+def test_a_line_that_is_one_quoted_exception_line_is_that_line(paste):
+    cleaned = clean_paste(paste)
+    assert cleaned.strip() == "ValueError: image_embeds has rank 3 but expected 2"
+    m = tiny_matcher(("ValueError", "{field_name} has rank {len(actual_shape)} but expected {len(expected_shape)}"))
+    assert top(m, paste) == "e0"  # a message that opens with a value needs its type at the line's start
+
+
+def test_only_a_whole_quoted_exception_line_loses_its_quotes():
+    for kept in ['said "ValueError: boom"', '"ValueError: \'a\' and "b""', '"not an exception: boom"', "'ValueError: boom\""]:
+        assert clean_paste(kept) == kept
     assert clean_paste("~~~\nValueError: boom\n~~~") == "ValueError: boom"
     assert clean_paste("  a\n\tb") == "  a\n\tb"  # nothing shared: nothing taken
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -134,8 +135,18 @@ def run(config: Config, args: argparse.Namespace) -> int:
         print("Nothing to look up: the input is empty. Paste an error message, traceback or log.")
         return 1
     for line in describe(matcher, matches, foreign, releases):
-        print(line)
+        print(terminal_safe(line))
     return 0 if matches or foreign else 1
+
+
+# What a terminal would act on rather than show (an escape sequence's ESC, CSI as one C1 byte,
+# a carriage return): a scanned message is the source's text, and a source may be hostile.
+_TERMINAL_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(line: str) -> str:
+    """A line to print, its control characters shown as U+FFFD."""
+    return _TERMINAL_CONTROLS.sub("\ufffd", line)
 
 
 def describe(matcher, matches: list, foreign: dict | None, releases: dict | None = None) -> list[str]:

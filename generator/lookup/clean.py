@@ -151,6 +151,9 @@ CHATTER = re.compile(r"^[^\n]{0,80}?\b(?:INFO|DEBUG)\s+\d\d-\d\d\s+\d\d:\d\d:\d\
 CHATTER_KEEP = re.compile(r"Error|Exception|Traceback|vLLM API server version|LLM engine \(v", re.I)
 # A Markdown code fence's own line ("```python", "~~~"): the paste's frame, none of its text
 CODE_FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+.-]*[ \t]*$")
+# A line that is one quoted exception line ('"ValueError: image_embeds has rank 3 but expected 2"',
+# as a title, a chat or a JSON string quotes it): the line inside the quotes
+QUOTED_EXCEPTION_LINE = re.compile(r"""^([ \t]*)(["'`])((?:[\w.]+\.)?\w*(?:Error|Exception)(?:\(\w+\))?:[ \t](?:(?!\2).)*)\2[ \t,]*$""")
 # an HTTP server's access log line ('INFO: 10.0.0.1:5 - "POST /v1/chat/completions HTTP/1.1" 500
 # Internal Server Error'): its status phrase is no message of vLLM's, whatever its words
 _REQUEST = r'"(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/\d(?:\.\d)?"'
@@ -212,6 +215,8 @@ def clean_paste(text: str) -> str:
             continue  # an INFO or DEBUG log line: vLLM never reports a raised error there
         if CODE_FENCE.match(line):
             continue
+        if line[-1:] in "\"'`, \t":
+            line = QUOTED_EXCEPTION_LINE.sub(r"\1\3", line)
         # a terminal or an editor pads lines with spaces: a line's end is where its text ends
         lines.append(line.rstrip(" \t"))
     return "\n".join(_without_shared_prefix(lines))

@@ -131,6 +131,7 @@ def rules() -> dict:
             "json_escape": _source(clean.JSON_ESCAPE),
             "chatter": _source(clean.CHATTER),
             "code_fence": _source(clean.CODE_FENCE),
+            "quoted_exception_line": _source(clean.QUOTED_EXCEPTION_LINE),
             "record_start": _source(clean.RECORD_START),
             "flat_frame": _source(clean.FLAT_FRAME),
             "typographic_frame": _source(clean.TYPOGRAPHIC_FRAME),

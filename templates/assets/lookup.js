@@ -905,6 +905,7 @@
       sharedPrefixShare: rules.shared_prefix_share,
       chatter: pyRegex(patterns.chatter),
       codeFence: pyRegex(patterns.code_fence),
+      quotedExceptionLine: pyRegex(patterns.quoted_exception_line),
       recordStart: pyRegex(patterns.record_start, "", "g"),
       recordStartAt: pyRegex(patterns.record_start, "", "y"),
       hardWrapWidth: rules.hard_wrap_width,
@@ -1520,7 +1521,9 @@
         }
         if (rules.chatter.test(raw) && !rules.chatterKeep.test(raw)) continue;
         if (rules.codeFence.test(line)) continue; // clean.py: a Markdown fence's own line
-        lines.push(line.replace(/[ \t]+$/, "")); // clean.py: a line's end is where its text ends
+        // clean.py's QUOTED_EXCEPTION_LINE: a line that is one quoted exception line is that line
+        const unquoted = "\"'`, \t".includes(line.slice(-1)) && line ? line.replace(rules.quotedExceptionLine, "$1$3") : line;
+        lines.push(unquoted.replace(/[ \t]+$/, "")); // clean.py: a line's end is where its text ends
       }
       return withoutSharedPrefix(lines, rules).join("\n");
     }
