@@ -119,7 +119,7 @@ def assemble(
 _HASHED_AS = {"log": "<log>", "response": "<response>"}
 # sites that say where a message lives, not where it is reported
 _READ_ONLY = ("message", "constant", "returned", "reason")
-MAX_REASONS = 200  # reasons shown for one site (vLLM's attention backends give about 30, its linear kernels 150)
+MAX_REASONS = 256  # reasons shown for one site (an attention backend's selector about 30; a linear kernel's chooser 231 at v0.33.0)
 _STAT = {"raise": "raises", "assert": "asserts", "log": "logs", "response": "responses"}
 
 
