@@ -215,7 +215,7 @@ def clean_paste(text: str) -> str:
             continue  # an INFO or DEBUG log line: vLLM never reports a raised error there
         if CODE_FENCE.match(line):
             continue
-        if line[-1:] in "\"'`, \t":
+        if line and line[-1] in "\"'`, \t":  # (a quote, or a comma or space after one: only then)
             line = QUOTED_EXCEPTION_LINE.sub(r"\1\3", line)
         # a terminal or an editor pads lines with spaces: a line's end is where its text ends
         lines.append(line.rstrip(" \t"))

@@ -24,8 +24,8 @@ How a paste is read:
 from __future__ import annotations
 
 import array
-import functools
 import bisect
+import functools
 import heapq
 import marshal
 import re

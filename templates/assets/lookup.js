@@ -1522,7 +1522,7 @@
         if (rules.chatter.test(raw) && !rules.chatterKeep.test(raw)) continue;
         if (rules.codeFence.test(line)) continue; // clean.py: a Markdown fence's own line
         // clean.py's QUOTED_EXCEPTION_LINE: a line that is one quoted exception line is that line
-        const unquoted = "\"'`, \t".includes(line.slice(-1)) && line ? line.replace(rules.quotedExceptionLine, "$1$3") : line;
+        const unquoted = line && "\"'`, \t".includes(line[line.length - 1]) ? line.replace(rules.quotedExceptionLine, "$1$3") : line;
         lines.push(unquoted.replace(/[ \t]+$/, "")); // clean.py: a line's end is where its text ends
       }
       return withoutSharedPrefix(lines, rules).join("\n");
