@@ -49,6 +49,26 @@ def test_unknown_revision_is_one_line_exit_2_and_keeps_the_old_output(tmp_path):
     assert list(tmp_path.glob(".catalog.json.*")) == []
 
 
+def test_a_mistyped_option_is_told_by_its_command_with_the_option_meant(tmp_path):
+    result = errorkb("lookup", "--topp", "3", "ValueError: x", cache=tmp_path / "c")
+    assert result.returncode == 2
+    assert "usage: errorkb lookup" in result.stderr  # the command's own options, not errorkb's
+    assert "errorkb lookup: error: unrecognized arguments: --topp" in result.stderr
+    assert "(did you mean --top?)" in result.stderr
+    result = errorkb("build", "--sourse=x", cache=tmp_path / "c")
+    assert result.returncode == 2 and "(did you mean --source?)" in result.stderr
+    result = errorkb("lookup", "--zzzzzz", cache=tmp_path / "c")
+    assert result.returncode == 2 and "did you mean" not in result.stderr  # nothing close: no guess
+
+
+def test_a_mistyped_command_names_the_command_meant(tmp_path):
+    result = errorkb("lokup", "ValueError: x", cache=tmp_path / "c")
+    assert result.returncode == 2
+    assert "unknown command 'lokup' (did you mean 'lookup'?)" in result.stderr
+    result = errorkb("zzz", cache=tmp_path / "c")
+    assert result.returncode == 2 and "invalid choice: 'zzz'" in result.stderr
+
+
 def test_missing_source_is_exit_2(tmp_path):
     result = errorkb("scan", "--source", str(tmp_path / "nope"), "--rev", "v1", "--out", "-", cache=tmp_path / "c")
     assert result.returncode == 2 and "does not exist" in result.stderr

@@ -30,12 +30,39 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             importlib.import_module(f"generator.cli.{name}").add_parser(commands)
     for sub in commands.choices.values():
         sub.add_argument("--quiet", action="store_true", help="no progress bars: plain lines for long steps only, and no news")
+    parser.commands = commands.choices  # each command's own parser, by name (parse tells a typo by it)
     return parser
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """``argv`` parsed; a typo is told by the command it was given to, with its usage and the
+    names it may have meant ("errorkb lookup: error: unrecognized arguments: --topp (did you
+    mean --top?)"), not by errorkb's own parser, which knows none of the command's options."""
+    if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS:
+        close = _closest(argv[0], COMMANDS)
+        if close:
+            build_parser().error(f"unknown command {argv[0]!r} (did you mean {close[0]!r}?); the commands are {', '.join(COMMANDS)}")
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        command = parser.commands[args.command]
+        options = [o for action in command._actions for o in action.option_strings if o.startswith("--")]
+        meant = sorted({m for arg in unknown if arg.startswith("-")
+                        for m in _closest(arg.split("=", 1)[0], options)})
+        command.error(f"unrecognized arguments: {' '.join(unknown)}" + (f" (did you mean {', '.join(meant)}?)" if meant else ""))
+    return args
+
+
+def _closest(word: str, names) -> list[str]:
+    """The one name of ``names`` close enough to ``word`` to be what was meant, if any."""
+    import difflib  # (here: only a typo needs it, and `errorkb lookup` starts without it)
+
+    return difflib.get_close_matches(word, list(names), n=1)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
+    args = parse(argv)
     args.progress = Progress(quiet=args.quiet)
     try:
         code = args.run(load_config(), args)
