@@ -112,9 +112,22 @@ def test_a_fix_summary_of_many_watched_functions_names_the_raising_one_and_count
              for n in range(44)]
     watch[30] = dict(watch[30], entered=1, raise_executed=1)
     verdict = judge_fix(case, CaseRun("returned", watch=watch), watched=True)
-    assert not verdict.passed and len(verdict.summary) < 2000
-    assert "a raise statement of vllm/model_executor/layers/layer_30.py:Layer30.__init__," in verdict.summary
-    assert verdict.summary.endswith("and 38 more was executed")
+    assert not verdict.passed
+    assert verdict.summary == "reached return; a raise statement of vllm/model_executor/layers/layer_30.py:Layer30.__init__ was executed"
+    never = [dict(w, entered=0, raise_executed=0) for w in watch]
+    verdict = judge_fix(case, CaseRun("returned", watch=never), watched=True)
+    assert not verdict.passed and len(verdict.summary) < 2000 and verdict.summary.startswith("reached return; never entered vllm/")
+    assert "and 38 more, so it did not show" in verdict.summary
+
+
+def test_a_passed_fix_summary_names_only_the_functions_it_entered():
+    """Of three functions that raise the error, the case entered one: the summary names that one."""
+    case = ReproCase(role="fix", kind="python", reach="return")
+    watch = [dict(WATCHED_OK[0], path=f"vllm/{name}.py", function=name, entered=0, returned=0) for name in ("a", "b", "c")]
+    watch[2] = dict(watch[2], entered=1, returned=1)
+    verdict = judge_fix(case, CaseRun("returned", watch=watch), watched=True)
+    assert verdict.passed
+    assert verdict.summary == "reached return; vllm/c.py:c returned normally 1 time(s), no raise statement executed"
 
 
 def test_a_fix_case_that_only_returns_does_not_reach_a_health_check():

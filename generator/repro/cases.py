@@ -286,17 +286,18 @@ def _watched_names(watch: list[dict]) -> str:
 
 
 def _watch_summary(watch: list[dict]) -> tuple[bool, str]:
-    entered = sum(w["entered"] for w in watch)
+    """(passed, what the watched functions did), naming only those that did it: of three
+    raising functions, the one the case entered returned, not all three."""
+    entered = [w for w in watch if w["entered"]]
     returned = sum(w["returned"] for w in watch)
-    raised = sum(w["raise_executed"] for w in watch)
-    names = _watched_names(watch)
+    raised = [w for w in watch if w["raise_executed"]]
     if raised:
-        return False, f"a raise statement of {names} was executed"
+        return False, f"a raise statement of {_watched_names(raised)} was executed"
     if not entered:
-        return False, f"never entered {names}, so it did not show that it got past the error"
+        return False, f"never entered {_watched_names(watch)}, so it did not show that it got past the error"
     if not returned:
-        return False, f"entered {names} but never returned from it normally"
-    return True, f"{names} returned normally {returned} time(s), no raise statement executed"
+        return False, f"entered {_watched_names(entered)} but never returned from it normally"
+    return True, f"{_watched_names([w for w in entered if w['returned']])} returned normally {returned} time(s), no raise statement executed"
 
 
 def judge_fix(case: ReproCase, run: CaseRun, watched: bool) -> CaseVerdict:
