@@ -40,11 +40,18 @@ def find_config(start: Path | None = None) -> Path | None:
     return None
 
 
+def user_cache_home() -> Path:
+    """errorkb's folder in the user's cache (``$XDG_CACHE_HOME/errorkb``, else ``~/.cache/errorkb``)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "errorkb"
+
+
 def load_config(path: Path | None = None) -> Config:
     """Read errorkb.toml (or the defaults when there is none).
 
     ``ERRORKB_CACHE_DIR`` overrides the cache folder, so that tests and CI can
-    point every command at one shared cache.
+    point every command at one shared cache. Without an errorkb.toml (errorkb installed and run
+    in any folder) the cache is the user's, ``user_cache_home() / "shared"``: not a
+    ``.cache`` left in whatever folder the command ran in, and one for every such folder.
     """
     path = path or find_config()
     raw: dict = {}
@@ -65,7 +72,8 @@ def load_config(path: Path | None = None) -> Config:
     for key, value in (*pin.items(), *cache.items(), *site.items()):
         if not isinstance(value, str):
             raise ConfigError(f"{path}: `{key}` must be a string, got {value!r}")
-    cache_dir = Path(os.environ.get("ERRORKB_CACHE_DIR") or root / cache.get("dir", ".cache/errorkb"))
+    default_cache = root / cache.get("dir", ".cache/errorkb") if path is not None else user_cache_home() / "shared"
+    cache_dir = Path(os.environ.get("ERRORKB_CACHE_DIR") or default_cache)
     return Config(
         root=root,
         project=pin.get("project", "vllm"),

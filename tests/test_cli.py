@@ -84,6 +84,20 @@ def test_defaults_come_from_the_config_file(tmp_path):
     assert json.loads(result.stdout)["revision"] == "v7"
 
 
+def test_without_a_config_file_the_cache_is_the_users_not_the_folders(tmp_path):
+    """errorkb installed and run in any folder: its cache goes to $XDG_CACHE_HOME/errorkb/shared,
+    one for every such folder, and nothing is left in the folder it ran in."""
+    repo = tagged_repo(tmp_path / "r", {"v1": {"vllm/a.py": "raise ValueError('boom')\n"}})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "ERRORKB_CACHE_DIR"} | {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    result = subprocess.run([sys.executable, "-m", "generator", "scan", "--source", str(repo), "--rev", "v1", "--out", "-"],
+                            cwd=elsewhere, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert list(elsewhere.iterdir()) == []
+    assert (tmp_path / "xdg" / "errorkb" / "shared" / "analysis.sqlite").is_file()
+
+
 def test_bad_config_is_exit_2_naming_the_file(tmp_path):
     (tmp_path / "errorkb.toml").write_text("[pin\n")
     result = errorkb("scan", "--out", "-", cache=tmp_path / "c", cwd=tmp_path)

@@ -12,7 +12,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from generator.config import Config
+from generator.config import Config, user_cache_home
 from generator.errors import InputError
 
 
@@ -26,8 +26,7 @@ def pinned_version(config: Config) -> str:
 
 
 def default_venv(version: str) -> Path:
-    cache_home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache_home / "errorkb" / f"vllm-{version}"
+    return user_cache_home() / f"vllm-{version}"
 
 
 def install_command(version: str) -> str:
