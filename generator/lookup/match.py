@@ -97,9 +97,10 @@ PYTHONS_OWN = re.compile(r"""^(?:module )?(?:\{[^}]*\}|['"\s.])*(?:object )?has 
 # ... and a line of the paste in Python's own words, where a vLLM template only begins like it
 # ("module 'trl.scripts.vllm_serve' has no attribute 'X'" is not vLLM's "Module '{path}' has no
 # attribute '{name}' (speculative_config.model=...)" cut short): Python writes "module" in lower case
-# (Python 3.10 and later add a suggestion: "... has no attribute 'TPUMemorySpace'. Did you mean: 'MemorySpace'?");
+# (Python 3.10 and later add a suggestion: "... has no attribute 'TPUMemorySpace'. Did you mean: 'MemorySpace'?") and a person may close
+# the line with brackets or a stop of their own ("(AttributeError: module 'x' has no attribute 'y' ).");
 # and Python's "f() argument after ** must be a mapping, not tuple" is no "`{key}` must be a mapping"
-PYTHON_WROTE = re.compile(r"""(?:module |type object )?'[^'\n]*' (?:object )?has no attribute '[^'\n]*'(?:\.(?:[ \t]*Did you mean: '[^'\n]*'\?)?)?[ \t]*$"""
+PYTHON_WROTE = re.compile(r"""(?:module |type object )?'[^'\n]*' (?:object )?has no attribute '[^'\n]*'(?:\.(?:[ \t]*Did you mean: '[^'\n]*'\?)?)?[ \t).,;]*$"""
                           r"""|No module named '[^'\n]*'[ \t]*$"""
                           r"""|(?<=argument after \*\* )must be a mapping, not \w+[ \t]*$""", re.M)
 # A vLLM message's text before its first value, at least this long, found again on the
