@@ -17,6 +17,7 @@ from generator.repro.cases import (
     reproduction_views,
     reproductions,
     tier_record,
+    with_article,
     trusted_record,
     watch_targets,
 )
@@ -40,7 +41,16 @@ def test_one_pair_or_a_list_of_pairs():
     cuda = {"error": dict(PAIR["error"], requires="cuda", min_gpu_memory_gib=24), "fix": dict(PAIR["fix"], requires="cuda", reach="health")}
     first, second = reproductions("e", "errors/e.yaml", [dict(PAIR, simulates="NVIDIA L4 24GB"), cuda])
     assert (first.label, second.label, second.tier, second.error.min_gpu_memory_gib) == ("e[0]", "e[1]", "cuda", 24)
-    assert "NVIDIA L4 24GB" in first.verification_kind()
+    assert "the values an NVIDIA L4 24GB would produce" in first.verification_kind()
+
+
+def test_a_simulated_machine_gets_its_article_once():
+    assert with_article("NVIDIA L4 24GB") == "an NVIDIA L4 24GB"
+    assert with_article("AMD Instinct MI300X") == "an AMD Instinct MI300X"
+    assert with_article("Docker container's 64 MiB /dev/shm") == "a Docker container's 64 MiB /dev/shm"
+    assert with_article("a DP Coordinator process that needs 130 s to start") == "a DP Coordinator process that needs 130 s to start"
+    assert with_article("any CUDA GPU") == "any CUDA GPU"
+    assert with_article("one NVIDIA GPU visible") == "one NVIDIA GPU visible"
     assert reproductions("e", "errors/e.yaml", {}) == []
 
 

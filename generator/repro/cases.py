@@ -103,7 +103,7 @@ class Reproduction:
     def verification_kind(self) -> str:
         """What a pass of this pair shows, in words, for the page."""
         if self.simulates:
-            return f"the raising vLLM function called with the values an {self.simulates} would produce"
+            return f"the raising vLLM function called with the values {with_article(self.simulates)} would produce"
         if self.fix.reach == "engine-config":
             return "vLLM's engine configuration built from a real model configuration"
         if self.fix.reach == "health":
@@ -360,6 +360,19 @@ def case_record(case: ReproCase, run: CaseRun, verdict: CaseVerdict) -> dict:
     record["evidence"] = evidence(run)
     return record
 
+
+# Words that already say how many: "a GPU worker ...", "any CUDA GPU", "one NVIDIA GPU visible".
+_DETERMINERS = frozenset({"a", "an", "the", "any", "one", "two", "four", "eight", "some"})
+
+
+def with_article(thing: str) -> str:
+    """``thing`` after "a" or "an", unless it opens with a word that says how many itself.
+    "an" before a vowel, and before a capitalised name spoken from a vowel sound ("an NVIDIA L4")."""
+    first = thing.split(maxsplit=1)[0] if thing.strip() else ""
+    if first.lower() in _DETERMINERS:
+        return thing
+    vowel = first[:1] in "AEIOUaeiou" or (first[:1] in "FHLMNRSX" and first[1:2].isupper())
+    return ("an " if vowel else "a ") + thing
 
 def tier_record(repro: Reproduction, environment: dict, date: str,
                 error: dict, fix: dict, isolation: str = "") -> dict:
