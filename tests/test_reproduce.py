@@ -50,6 +50,9 @@ def test_a_simulated_machine_gets_its_article_once():
     assert with_article("Docker container's 64 MiB /dev/shm") == "a Docker container's 64 MiB /dev/shm"
     assert with_article("a DP Coordinator process that needs 130 s to start") == "a DP Coordinator process that needs 130 s to start"
     assert with_article("any CUDA GPU") == "any CUDA GPU"
+    assert with_article("8x NVIDIA H100 80GB") == "an 8x NVIDIA H100 80GB"
+    assert with_article("2× NVIDIA H100 80GB") == "a 2× NVIDIA H100 80GB"
+    assert with_article("Intel XPU (Data Center GPU Max)") == "an Intel XPU (Data Center GPU Max)"
     assert with_article("one NVIDIA GPU visible") == "one NVIDIA GPU visible"
     assert reproductions("e", "errors/e.yaml", {}) == []
 

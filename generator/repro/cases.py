@@ -371,7 +371,8 @@ def with_article(thing: str) -> str:
     first = thing.split(maxsplit=1)[0] if thing.strip() else ""
     if first.lower() in _DETERMINERS:
         return thing
-    vowel = first[:1] in "AEIOUaeiou" or (first[:1] in "FHLMNRSX" and first[1:2].isupper())
+    vowel = (first[:1] in "AEIOUaeiou" or (first[:1] in "FHLMNRSX" and first[1:2].isupper())
+             or re.match(r"8|1[18](?!\d)", first) is not None)  # "an 8x NVIDIA H100", "an 11 GB card"
     return ("an " if vowel else "a ") + thing
 
 def tier_record(repro: Reproduction, environment: dict, date: str,
