@@ -17,9 +17,9 @@ from generator.repro.cases import (
     reproduction_views,
     reproductions,
     tier_record,
-    with_article,
     trusted_record,
     watch_targets,
+    with_article,
 )
 
 ID = "40a9e62adbd6db45"

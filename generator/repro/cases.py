@@ -375,6 +375,7 @@ def with_article(thing: str) -> str:
              or re.match(r"8|1[18](?!\d)", first) is not None)  # "an 8x NVIDIA H100", "an 11 GB card"
     return ("an " if vowel else "a ") + thing
 
+
 def tier_record(repro: Reproduction, environment: dict, date: str,
                 error: dict, fix: dict, isolation: str = "") -> dict:
     """The record of one pair's run on one tier; ``isolation``: the sandbox its cases ran in."""
