@@ -405,6 +405,17 @@ def test_short_templates_need_their_exception_or_a_line_of_their_own():
     assert top(m, "the NYI label in a sentence that goes on") is None
 
 
+def test_a_log_level_is_named_beside_a_message_only_as_a_whole_word():
+    # a short message logged at warning level: "Warning:" before it names it; the end of another
+    # name ("UserWarning:", Python's warnings category, which vLLM's logger never prints) does not
+    m = tiny_matcher(("WARNING", "Casting {config_dtype} to {torch_dtype}.", "log"))
+    assert top(m, "Warning: Casting torch.float32 to torch.bfloat16.") == "e0"
+    assert top(m, "UserWarning: Casting torch.float32 to torch.bfloat16. Use a cast of your own") is None
+    # ... and a name that follows words of another script at once is still whole
+    m = tiny_matcher(("AssertionError", "NYI"))
+    assert top(m, "启动失败AssertionError: NYI") == "e0"
+
+
 def test_wrapper_loses_to_the_error_inside_it():
     m = tiny_matcher(
         ("RuntimeError", "Worker failed with error '{result}', please check the stack trace above for the root cause"),

@@ -77,6 +77,9 @@ USER_CUT = re.compile(r"[^\n]*(?:\.\.\.|\u2026)[ \t]*\Z")
 # An issue title's tag where a message opens ("[Usage]: No available memory for the cache blocks. on H20"):
 # where a title quotes vLLM's first sentence, the tag stands where its exception type would
 # (more tags may follow the first: "[Bug][V1]: ", "[Bug] [gpt-oss-120b]: ")
+# A character of a Python name, which a name beside a message must not continue ("RuntimeError"
+# is not the level "Error"); ASCII only: a name may follow words of another script at once.
+_NAME_CHAR = re.compile(r"[A-Za-z0-9_]")
 ISSUE_TAG = re.compile(r"[ \t]*" + ISSUE_TAGS + r":?[ \t]*\Z")
 # the exception types pydantic reports as "Value error, <message>" (ValueError and vLLM's subclass)
 PYDANTIC_VALUE_ERRORS = ("valueerror", "vllmvalidationerror")
@@ -1258,7 +1261,11 @@ class Matcher:
                 start = lead[0]
         slack = 0  # how far a chunk may be from where it is expected (after missing ones)
         value_before = False  # a hole's value lies before pos: the chunk after it was not found
-        exception_beside = (flat[max(0, start - len(entry.exception) - 1) : start] == entry.exception + ":"
+        name_start = start - len(entry.exception) - 1
+        exception_beside = (flat[max(0, name_start) : start] == entry.exception + ":"
+                            # the whole name: a log entry's level ("error") is not the end of
+                            # another name ("RuntimeError: Error in ...")
+                            and (name_start <= 0 or not _NAME_CHAR.match(cleaned, max(0, origin[name_start] - 1)))
                             # pydantic's words for a ValueError it caught, in a validation error
                             or entry.exception in PYDANTIC_VALUE_ERRORS and flat[max(0, start - 11) : start] == "valueerror,")
         # the message is named as one: its type beside it, or an issue title's tag where it opens

@@ -2321,7 +2321,10 @@
       }
       let slack = 0;
       let valueBefore = false; // match.py: a hole's value lies before pos, the chunk after it not found
-      const exceptionBeside = flat.slice(Math.max(0, start - entry.exception.length - 1), start) === entry.exception + ":"
+      const nameStart = start - entry.exception.length - 1;
+      const exceptionBeside = (flat.slice(Math.max(0, nameStart), start) === entry.exception + ":"
+          // match.py: the whole name, not the end of another ("RuntimeError" is not the level "Error")
+          && (nameStart <= 0 || !/[A-Za-z0-9_]/.test(cleaned.charAt(Math.max(0, origin.get(nameStart) - 1)))))
         // pydantic's words for a ValueError it caught (match.py)
         || (rules.pydanticValueErrors.includes(entry.exception) && flat.slice(Math.max(0, start - 11), start) === "valueerror,");
       // match.py: the message is named as one (its type beside it, or an issue title's tag where it opens) ...
