@@ -199,7 +199,7 @@ def describe(matcher, matches: list, foreign: dict | None, releases: dict | None
                          f" {shorten(data['template'], 200)}")
             lines.append(f"   the pin's error is {current['id']}; its page says what changed since")
         elif data["also"]:
-            lines.append("   earlier ids: " + ", ".join(f"{a['id']} ({', '.join(version_ranges(a['versions'], revisions))})"
+            lines.append("   other ids of this problem: " + ", ".join(f"{a['id']} ({', '.join(version_ranges(a['versions'], revisions))})"
                                                        for a in data["also"][:4]))
         lines.append(f"   {current['url']}")
     if foreign is not None and foreign.get("role") == "cause":

@@ -3633,7 +3633,7 @@
       block.appendChild(element("p", "errorkb-meta", "Your release's wording (" + match.id + ", " + versionRange(match.versions) +
         "): " + match.template + " The pin's error is " + match.current.id + "; its page says what changed since."));
     } else if (match.also.length) {
-      block.appendChild(element("p", "errorkb-meta", "Earlier ids: " +
+      block.appendChild(element("p", "errorkb-meta", "Other ids of this problem: " +
         match.also.slice(0, 4).map((a) => a.id + " (" + versionRange(a.versions) + ")").join(", ")));
     }
     return block;
