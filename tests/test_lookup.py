@@ -416,6 +416,18 @@ def test_a_log_level_is_named_beside_a_message_only_as_a_whole_word():
     assert top(m, "启动失败AssertionError: NYI") == "e0"
 
 
+def test_a_quoted_word_inside_a_quoted_value_does_not_close_it():
+    # the person stopped quoting inside the value, which holds a TypeError's quoted argument name:
+    # its quotes are the value's own, so the message was cut in its value, not followed by words
+    m = tiny_matcher(("RuntimeError", "Worker failed"),
+                     ("RuntimeError", "Worker failed with error '{result}', please check the stack trace above for the root cause"))
+    assert top(m, "RuntimeError: Worker failed with error 'missing a required argument: 'k_emb'") == "e1"
+    assert top(m, "报错\" RuntimeError: Worker failed with error 'missing a required argument: 'k_emb' \".") == "e1"
+    # a quoted value that closes, then the person's own words, is still no cut
+    m = tiny_matcher(("ValueError", "Unknown attention backend: '{name}'. Valid backends are: {names}"))
+    assert top(m, "ValueError: Unknown attention backend: 'ASCEND' on my 910B server") is not None
+
+
 def test_wrapper_loses_to_the_error_inside_it():
     m = tiny_matcher(
         ("RuntimeError", "Worker failed with error '{result}', please check the stack trace above for the root cause"),

@@ -2561,11 +2561,20 @@ def _closed_value_goes_on(text: str, position: int) -> bool:
 def _quote_closes(quoted: str) -> int:
     """Where the quote that opens ``quoted`` closes, or -1. A quote doubled closes doubled: a
     quoted text inside vLLM's quotes ("''float8_e8m0fnu''", a KeyError's words in "Worker failed
-    with error '{result}'") is one value, not an empty one and words."""
+    with error '{result}'") is one value, not an empty one and words; so does a quoted word in it."""
     quote = quoted[0]
-    if quoted[1:2] == quote and (close := quoted.find(CLOSING_QUOTE[quote] * 2, 2)) != -1:
+    closer = CLOSING_QUOTE[quote]
+    if quoted[1:2] == quote and (close := quoted.find(closer * 2, 2)) != -1:
         return close + 1
-    return quoted.find(CLOSING_QUOTE[quote], 1)
+    close = quoted.find(closer, 1)
+    while (close != -1 and closer == quote and quoted[close - 1].isspace()
+           and quoted[close + 1 : close + 2].isascii() and quoted[close + 1 : close + 2].isalnum()):
+        # ... and a quote between a blank and a word opens a quoted word inside the value, whose
+        # own quote closes it ("'missing a required argument: 'k_emb''", an exception's words in
+        # "Worker failed with error '{result}'"): the value's quote is the one after that
+        inner = quoted.find(closer, close + 1)
+        close = quoted.find(closer, inner + 1) if inner != -1 else -1
+    return close
 
 
 def _in_order(line: str, chunks: list[str], owners: list[int]) -> list[int] | None:

@@ -3301,11 +3301,18 @@
   /** match.py's _quote_closes: where the quote that opens quoted closes (a doubled one doubled), or -1. */
   function quoteCloses(quoted, rules) {
     const quote = quoted[0];
+    const closer = rules.closingQuote[quote];
     if (quoted.slice(1, 2) === quote) {
-      const close = quoted.indexOf(rules.closingQuote[quote].repeat(2), 2);
+      const close = quoted.indexOf(closer.repeat(2), 2);
       if (close !== -1) return close + 1;
     }
-    return quoted.indexOf(rules.closingQuote[quote], 1);
+    let close = quoted.indexOf(closer, 1);
+    // match.py: a quote between a blank and a word opens a quoted word inside the value; the value's quote is after its close
+    while (close !== -1 && closer === quote && /\s/.test(quoted[close - 1]) && /^[A-Za-z0-9]/.test(quoted.slice(close + 1, close + 2))) {
+      const inner = quoted.indexOf(closer, close + 1);
+      close = inner !== -1 ? quoted.indexOf(closer, inner + 1) : -1;
+    }
+    return close;
   }
 
   function closedValueGoesOn(text, position, rules) {
