@@ -2223,14 +2223,24 @@ def test_a_value_that_ends_the_pastes_own_sentence_is_no_cut():
 
 
 def test_a_pydantic_error_is_a_requests_only_when_it_names_a_requests_model():
-    """A request's model (…Request, …Message, …Param) is a refused request body; another
-    program's own report ("BenchmarkRunStats", guidellm's) is that program's exception."""
+    """A request's model (…Request, …Message, …Param) is a refused request body; one of vLLM's
+    configurations is a refused setting; another program's own model ("BenchmarkRunStats",
+    guidellm's; "RLConfig", prime-rl's) is that program's validation error, down to its last
+    field line, where "Extra inputs are not permitted" alone would read as a request's."""
     m = tiny_matcher(("ValueError", "Unsupported model architecture: {arch}"))
     body = "  Input should be a valid dictionary [type=model_type, input_value=1, input_type=int]"
-    _, foreign = m.lookup("pydantic_core._pydantic_core.ValidationError: 1 validation error for ChatCompletionRequest\nmessages\n" + body)
+    extra = "  Extra inputs are not permitted [type=extra_forbidden]"
+    header = "pydantic_core._pydantic_core.ValidationError: 1 validation error for "
+    _, foreign = m.lookup(header + "ChatCompletionRequest\nmessages\n" + body)
     assert foreign["id"] == "request-validation-error"
-    _, foreign = m.lookup("pydantic_core._pydantic_core.ValidationError: 1 validation error for BenchmarkRunStats\nrequests_made\n" + body)
-    assert foreign["id"] == "exception-not-in-vllm"
+    _, foreign = m.lookup(header + "BenchmarkRunStats\nrequests_made\n" + body)
+    assert foreign["id"] == "another-programs-validation-error"
+    _, foreign = m.lookup(header + "RLConfig\norchestrator.mask_truncated_completions\n" + extra)
+    assert foreign["id"] == "another-programs-validation-error"
+    _, foreign = m.lookup(header + "SchedulerConfig\nmax_num_seqs\n" + extra)
+    assert foreign["id"] == "config-validation-error"
+    _, foreign = m.lookup(header + "ChatCompletionRequest\nfoo\n" + extra)
+    assert foreign["id"] == "request-validation-error"
 
 
 def test_escaped_surrogate_pairs_become_one_character():

@@ -179,7 +179,9 @@ def not_vllm(cleaned: str, weak: bool = False, errors: Iterable[ForeignError] | 
         if (error.weak and not weak) or not any(k in low for k in error.keywords):
             continue
         for m in error.pattern.finditer(cleaned):
-            line_end = cleaned.find("\n", m.start())
+            # the line a match ends on: a rule that reads a block (a compiler's error, then the
+            # build's last line) answers for the block's last line
+            line_end = cleaned.find("\n", max(m.start(), m.end() - 1))
             line_end = len(cleaned) if line_end == -1 else line_end
             if best is None or line_end > best[0]:
                 best = (line_end, error.source, error.reason, error.id, m.start())

@@ -1545,7 +1545,8 @@
       for (const rule of this.rules.notVllm) {
         if ((rule.weak && !weak) || !rule.keywords.some((k) => low.includes(k))) continue;
         for (const m of cleaned.matchAll(rule.pattern)) {
-          let lineEnd = cleaned.indexOf("\n", m.index);
+          // foreign.py: the line a match ends on
+          let lineEnd = cleaned.indexOf("\n", Math.max(m.index, m.index + m[0].length - 1));
           if (lineEnd === -1) lineEnd = cleaned.length;
           if (best === null || lineEnd > best[0]) best = [lineEnd, rule.source, rule.reason, rule.id, m.index];
         }
