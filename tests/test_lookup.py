@@ -2241,6 +2241,9 @@ def test_a_pydantic_error_is_a_requests_only_when_it_names_a_requests_model():
     assert foreign["id"] == "config-validation-error"
     _, foreign = m.lookup(header + "ChatCompletionRequest\nfoo\n" + extra)
     assert foreign["id"] == "request-validation-error"
+    # ... and a model of vLLM's that is not named like a request ("StreamOptions") is vLLM's
+    _, foreign = m.lookup(header + "StreamOptions\nfoo\n" + extra)
+    assert foreign["id"] == "request-validation-error"
 
 
 def test_escaped_surrogate_pairs_become_one_character():
