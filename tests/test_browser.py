@@ -892,6 +892,15 @@ def test_ui_shows_the_match(browser, site_url):
     assert "exact" in first and ".py:" in first  # the verdict; the first site, path:line
 
 
+def test_ui_lists_a_problems_other_ids_current_ones_too(browser, site_url):
+    from selenium.webdriver.common.by import By
+
+    results = _ask(browser, site_url, "RuntimeError: Worker failed with error 'boom', please check the stack trace above for the root cause")
+    first = results.find_elements(By.CSS_SELECTOR, ".errorkb-match")[0].text
+    assert "Other ids of this problem: " in first and "68282f3e0aed8535 (v0.33.0)" in first
+    assert "Earlier ids" not in first
+
+
 def test_ui_says_when_the_words_did_not_name_it(browser, site_url, site_matcher):
     """A traceback cut above its log message is named by vLLM's log header alone: the result
     says that its words did not name it."""

@@ -2133,6 +2133,20 @@ def test_lookup_command_json(tmp_path, corpus_bundle, session_cache):
     assert json.loads(pin_only.stdout)["matches"][0]["versions"] == ["v0.33.0"]
 
 
+def test_lookup_command_lists_a_problems_other_ids_current_ones_too(corpus_bundle, session_cache):
+    """The worker-failed problem groups ids of old releases and one the pin raises ("Worker
+    failed with KV connector output"): they are its other ids, not only earlier ones."""
+    text = "RuntimeError: Worker failed with error 'boom', please check the stack trace above for the root cause"
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "lookup", "--source", str(corpus_bundle), "--rev", "v0.33.0", "--cache-dir", str(session_cache)],
+        input=text, capture_output=True, text=True, cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    line = next(line for line in result.stdout.splitlines() if "other ids of this problem: " in line)
+    assert "68282f3e0aed8535 (v0.33.0)" in line and "21bc6bbf07bfd686 (v0.7.0 – v0.8.0)" in line
+    assert "earlier ids" not in result.stdout
+
+
 def test_lookup_command_says_when_nothing_matches(corpus_bundle, session_cache):
     result = subprocess.run(
         [sys.executable, "-m", "generator", "lookup", "the weather is nice", "--source", str(corpus_bundle), "--rev", "v0.33.0", "--cache-dir", str(session_cache)],
@@ -2231,19 +2245,16 @@ def test_a_pydantic_error_is_a_requests_only_when_it_names_a_requests_model():
     body = "  Input should be a valid dictionary [type=model_type, input_value=1, input_type=int]"
     extra = "  Extra inputs are not permitted [type=extra_forbidden]"
     header = "pydantic_core._pydantic_core.ValidationError: 1 validation error for "
-    _, foreign = m.lookup(header + "ChatCompletionRequest\nmessages\n" + body)
-    assert foreign["id"] == "request-validation-error"
-    _, foreign = m.lookup(header + "BenchmarkRunStats\nrequests_made\n" + body)
-    assert foreign["id"] == "another-programs-validation-error"
-    _, foreign = m.lookup(header + "RLConfig\norchestrator.mask_truncated_completions\n" + extra)
-    assert foreign["id"] == "another-programs-validation-error"
-    _, foreign = m.lookup(header + "SchedulerConfig\nmax_num_seqs\n" + extra)
-    assert foreign["id"] == "config-validation-error"
-    _, foreign = m.lookup(header + "ChatCompletionRequest\nfoo\n" + extra)
-    assert foreign["id"] == "request-validation-error"
-    # ... and a model of vLLM's that is not named like a request ("StreamOptions") is vLLM's
-    _, foreign = m.lookup(header + "StreamOptions\nfoo\n" + extra)
-    assert foreign["id"] == "request-validation-error"
+    told = {  # the model and its field line: the answer
+        "ChatCompletionRequest\nmessages\n" + body: "request-validation-error",
+        "BenchmarkRunStats\nrequests_made\n" + body: "another-programs-validation-error",
+        "RLConfig\norchestrator.mask_truncated_completions\n" + extra: "another-programs-validation-error",
+        "SchedulerConfig\nmax_num_seqs\n" + extra: "config-validation-error",
+        "ChatCompletionRequest\nfoo\n" + extra: "request-validation-error",
+        # ... and a model of vLLM's that is not named like a request is vLLM's
+        "StreamOptions\nfoo\n" + extra: "request-validation-error",
+    }
+    assert {block: m.lookup(header + block)[1]["id"] for block in told} == told
 
 
 def test_escaped_surrogate_pairs_become_one_character():
