@@ -42,6 +42,13 @@ MAMBA = (
 # Pastes that exercise the differences between Python and JavaScript.
 EDGE_PASTES = {
     # a reason a message gives, quoted alone (match.py: reasons, tried when no message matches)
+    # a line that begins inside a message, its opening cut off (match.py: _head_cut_off)
+    "a message whose opening is cut off": "ValueError: ...frames to RGB before preprocessing: whether the alpha is straight or "
+                                           "premultiplied is not recoverable from a bare frame array, so it cannot be composited correctly here.",
+    # a word of the message's opening left out after its type (match.py: _opening_reworded)
+    "a message with a word of its opening left out": "ValueError: trace_decode_token_ids not supported with prompt_logprobs.",
+    # a paste that names vLLM nowhere (foreign.py: unmatched_unnamed)
+    "a paste that names vLLM nowhere": "Please set `use_tensor_cores=True` in BatchDecodeWithPagedKVCacheWrapper for group size 3\n",
     "a reason alone": "[Bug]: Gemma on SM120 fails: attention sinks not supported by every compatible backend",
     "a reason worded by its message": "[Bug]: ExllamaLinearKernel cannot implement due to: Group size (32) does not evenly divide the number of input features (4304)",
     "escaped surrogate pair and lone half in a JSON body": '{"message": "\\ud83d\\ude80 \\udc00 ValueError: ' + ATTENTION.format(28, 8) + '"}',

@@ -357,6 +357,56 @@ def test_a_later_sentence_quoted_on_a_line_of_its_own_is_a_partial_match():
     assert top(m, "Smaller values produce incorrect output.") is None
 
 
+def test_a_line_that_begins_inside_a_message_is_a_partial_match():
+    """A narrow log viewer, a screenshot or a quote cuts a message's opening off: a line that
+    begins inside it (after a type, an ellipsis, or mid-word) and shows a long run of its words
+    from there is the message, partial; the same words after other words of a line are not."""
+    m = tiny_matcher(("ValueError", "Video frames must be 3-channel RGB, got {n} channels (alpha). Convert the frames to RGB before "
+                                    "preprocessing: the alpha is not recoverable from a bare frame array, so it cannot be composited."))
+    for paste in ("...frames to RGB before preprocessing: the alpha is not recoverable from a bare frame array, so it cannot be composited.",
+                  "ValueError: \u2026rames to RGB before preprocessing: the alpha is not recoverable from a bare frame array",
+                  "> onvert the frames to RGB before preprocessing: the alpha is not recoverable from a bare"):
+        (match,), _ = m.lookup(paste)
+        assert match.error.id == "e0" and match.verdict == "partial" and 0 < match.score < 0.9, paste
+    assert top(m, "I think we should convert frames to RGB before preprocessing: the alpha is not recoverable from a bare frame array") is None
+    assert top(m, "...frames to RGB before preprocessing: the alpha") is None  # too little of it to tell
+
+
+def test_a_message_with_a_word_of_its_opening_changed_after_its_type_is_a_partial_match():
+    """"exceeds the available Mamba cache blocks" for "exceeds available ...", in the message's
+    first words: after its type, the words before its second chunk differ from its first by a
+    few characters; the rest is vLLM's. Partial, never exact, and an exact match outranks it."""
+    m = tiny_matcher(("ValueError", "trace_decode_token_ids is not supported with prompt_logprobs."),
+                     ("RuntimeError", "Qwen2.5-VL does not support {backend} backend now."),
+                     ("RuntimeError", "Qwen2-VL does not support {backend} backend now."))
+    for paste in ("ValueError: trace_decode_token_ids not supported with prompt_logprobs.",
+                  "ValueError: trace_decode_token_ids is really not supported with prompt_logprobs."):
+        (match,), _ = m.lookup(paste)
+        assert match.error.id == "e0" and match.verdict == "partial" and match.exception_agrees, paste
+        assert match.coverage < 1 and match.start == len("ValueError: "), paste
+    assert top(m, "ValueError: the token ids are not supported with prompt_logprobs.") is None  # more than a word
+    assert top(m, "trace_decode_token_ids not supported with prompt_logprobs.") is None  # no type: nothing says it is a message
+    matches, _ = m.lookup("RuntimeError: Qwen2-VL does not support _Backend.FLASHINFER backend now")
+    assert (matches[0].error.id, matches[0].verdict) == ("e2", "exact") and all(x.verdict == "partial" for x in matches[1:])
+
+
+def test_a_paste_that_names_vllm_nowhere_is_another_programs():
+    """No message of vLLM's matched, and nothing in the paste names vLLM (no "vllm", no frame, no
+    log header of vLLM's kind): its last line is another program's; not an exception's line (a
+    type vLLM raises, its message worded otherwise), nor a paste that names vLLM."""
+    m = tiny_matcher(("ValueError", "Something vLLM would say about its configuration"))
+    line = "Please set `use_tensor_cores=True` in BatchDecodeWithPagedKVCacheWrapper for group size 3"
+    matches, foreign = m.lookup(line + "\n\n")
+    assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["line"] == line
+    assert foreign["reason"].startswith("nothing in the paste names vLLM")
+    for named in ("[Bug]: vLLM nightly: " + line, "INFO 11-02 10:00:00 [core.py:88] x\n" + line, "[core.py:88] " + line,
+                  '  File "/opt/app/run.py", line 3, in main\n' + line, "Errored 5 benchmarks",
+                  "hello, my server is slow today and the weather is bad"):  # no name from code: no program's line
+        assert m.lookup(named)[1] is None, named
+    # an exception's line is judged by the rules for exceptions, not by this one
+    assert not m.lookup("ValueError: Token id 151665 is out of vocabulary")[1]["reason"].startswith("nothing in the paste")
+
+
 def test_words_quoted_from_inside_a_message_are_a_partial_match():
     """A title quotes a long run of the message's words from inside it, whole between double
     quotes or backticks: partial, the words it leaves out missing; not a short run, nor words
@@ -1677,8 +1727,9 @@ def test_a_line_in_vllms_log_format_that_no_release_logs_is_a_plugins():
     under = ('  File "/venv/vllm/v1/worker/gpu_worker.py", line 9, in f\n    logger.warning(msg)\n'
              "WARNING 01-27 02:55:35 [gpu_worker.py:9] Mooncake not available, the connector will not work")
     assert m.lookup(under)[1] is None
-    # ... and a plain line with no header names no plugin
-    assert m.lookup("Mooncake not available, MooncakeOmniConnector will not work")[1] is None
+    # ... and a plain line with no header names no plugin: only that it names vLLM nowhere (unmatched_unnamed)
+    foreign = m.lookup("Mooncake not available, MooncakeOmniConnector will not work")[1]
+    assert "vLLM's log header" not in foreign["reason"] and foreign["reason"].startswith("nothing in the paste names vLLM")
 
 
 def test_pythons_own_words_with_its_suggestion_are_pythons():

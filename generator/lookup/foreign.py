@@ -446,6 +446,19 @@ PROCESS_LINE_SOURCE = "a library in vLLM's process"
 ANOTHERS_LINE_REASON = ("the line opens with another program's log header (vLLM's reads 'LEVEL MM-DD hh:mm:ss [file.py:N]'): "
                         "that program wrote it, not vLLM")
 ANOTHERS_LINE_SOURCE = "another program's logger"
+# A paste that names vLLM nowhere, when nothing else told it: no "vllm" in its words (a path, a
+# package, a process's or a logger's name), no traceback frame, no log header of vLLM's kind (at
+# any level, or its "[file.py:N]" alone), and its last line of LINE_WORDS words or more no
+# exception's: another program's sentence (an issue title that quotes a library, a client's or an
+# evaluation tool's message), which no release of vLLM covered writes; only a line of technical
+# words, with a name from code in it (CODE_NAME): "the weather is nice" is no program's line.
+# A paste that names vLLM, or an exception's line, may be a message of vLLM's worded otherwise.
+UNNAMED_REASON = ("nothing in the paste names vLLM (no frame, path, process or log header of vLLM's), and no release of "
+                  "vLLM covered writes its words: another program printed it")
+UNNAMED_SOURCE = "another program"
+# snake_case, camelCase or CamelCase with a capital inside, a term in backticks, or a name with a number in brackets
+CODE_NAME = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|`[^`\n]+`|[A-Za-z]\(\d")
+NAMES_VLLM = re.compile(r"[Vv][Ll][Ll][Mm]|\b(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \t]+\d\d-\d\d[ \t]+\d\d:\d\d|\[[\w.-]+\.py:\d+\]")
 # A traceback right after the line's end, or after lines the user left out ("...") down to it
 # or to its first frame shown
 LOGGED_ABOVE_TRACEBACK = re.compile(r'(?:\n[ \t]*(?:\.\.\.|\u2026)[ \t]*)*\n[ \t]*(?:Traceback \(most recent call last\):|File ")')
@@ -472,6 +485,23 @@ def unmatched_line(cleaned: str, last: tuple[int, str] | None) -> tuple[int, str
             return None
         return found[1], UNMATCHED_SOURCE, UNMATCHED_REASON.format(type="exception"), UNMATCHED_ID, found[0]
     return found[1], UNMATCHED_LINE_SOURCE, UNMATCHED_LINE_REASON, UNMATCHED_LINE_ID, found[0]
+
+
+def unmatched_unnamed(text: str, cleaned: str) -> tuple[int, str, str, str, int] | None:
+    """When nothing else told the paste: one that names vLLM nowhere (``NAMES_VLLM`` in the paste
+    as given, or a frame), judged by its last line of words, when that is no exception's and
+    names something of code (``CODE_NAME``)."""
+    if NAMES_VLLM.search(text) or FRAME.search(cleaned):
+        return None
+    end = len(cleaned)
+    for line in reversed(cleaned.split("\n")):
+        start = end - len(line)
+        if len(MESSAGE_WORD.findall(line)) >= LINE_WORDS:
+            if EXCEPTION_LINE.match(line.strip()) or not CODE_NAME.search(line):
+                return None
+            return end, UNNAMED_SOURCE, UNNAMED_REASON, UNMATCHED_LINE_ID, start
+        end = start - 1
+    return None
 
 
 def foreign_call(cleaned: str, last: tuple[int, str] | None) -> tuple[int, str, str, str, int] | None:

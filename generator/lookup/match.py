@@ -39,7 +39,7 @@ from generator.lookup.clean import ANSI, CODE_FENCE, DROPPED, WEB_SPACE, Origin,
 from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, ISSUE_TAGS, LOGGED_ABOVE_TRACEBACK, WRAPPER, ForeignError, foreign_call, foreign_errors,
                                       foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
                                       raise_vllm_never_wrote, raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID,
-                                      UNMATCHED_LINE_ID, LINE_WORDS, MESSAGE_WORD, VLLM_LOG_LINE_REASON, VLLM_LOG_LINE_SOURCE, innermost_frame,
+                                      UNMATCHED_LINE_ID, LINE_WORDS, unmatched_unnamed, MESSAGE_WORD, VLLM_LOG_LINE_REASON, VLLM_LOG_LINE_SOURCE, innermost_frame,
                                       PROCESS_LINE_REASON, PROCESS_LINE_SOURCE, ANOTHERS_LINE_REASON, ANOTHERS_LINE_SOURCE)
 from generator.lookup.fixes import fix_with_values
 from generator.scan.ids import split_template
@@ -67,6 +67,8 @@ MIN_MATCHED = 20  # a longer template must show at least this much of itself
 REASON_LEAST = MIN_MATCHED + 2
 OPENING_LEAST = 13  # squashed characters of a message's opening words, shown whole with its type, that a quote cut after them needs
 LATER_LEAST = 40  # squashed characters of a later sentence quoted alone (_later_sentence)
+REWORDED_SHARE = 0.3  # of a message's first chunk that may differ after its type (_opening_reworded)
+HEAD_CUT_LEAST = 40  # squashed characters of a message shown from where a line begins inside it (_head_cut_off)
 QUOTED_LEAST = 33  # squashed characters of words quoted from inside a message (_quoted_part): the quotes mark them
 ELLIPSIS_LEAST = 10  # ... or this much, with its type beside it, where the paste says it was cut (below)
 # the paste's last word, at its very end (_cut_inside_word)
@@ -879,7 +881,8 @@ class Matcher:
         if foreign is None:
             ranked = ranked or self._logged_there(text)
             foreign = None if ranked else (unmatched_line(cleaned, last) or unmatched_vllm_log_line(text, cleaned)
-                                            or unmatched_process_line(text, cleaned) or unmatched_anothers_line(text, cleaned))
+                                            or unmatched_process_line(text, cleaned) or unmatched_anothers_line(text, cleaned)
+                                            or unmatched_unnamed(text, cleaned))
         if foreign is None:
             return ranked[:top], None
         line_end, source, reason, foreign_id, at = foreign
@@ -1117,7 +1120,68 @@ class Matcher:
             best = self._later_sentence(entry, flat, origin, cleaned, last)
         if best is None and entry.literal >= QUOTED_LEAST:
             best = self._quoted_part(entry, cleaned, last)
+        if best is None and entry.literal >= HEAD_CUT_LEAST + MIN_MATCHED:
+            best = self._head_cut_off(entry, flat, origin, cleaned, last)
+        if best is None and len(entry.chunks) > 1 and not entry.segment_of[1]:
+            best = self._opening_reworded(entry, flat, origin, cleaned, last)
         return best
+
+    def _opening_reworded(self, entry: Entry, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
+        """The message's type, then its first words with a word left out, added or changed
+        ("ValueError: trace_decode_token_ids not supported with prompt_logprobs." for "... is not
+        supported ..."), then the rest of it: the words between the type and the second chunk
+        differ from the first chunk by a few characters (REWORDED_SHARE of it at most); the
+        walk from the second chunk counts those as missing, so the match is partial."""
+        head = entry.exception + ":"
+        chunk = entry.chunks[0]
+        at = flat.find(head)
+        while at != -1:
+            begin = at + len(head)
+            if not (at > 0 and (_ascii_alnum(flat[at - 1]) or flat[at - 1] == "_")):  # the whole name
+                start = flat.find(entry.chunks[1], begin, begin + len(chunk) + WINDOW + len(entry.chunks[1]))
+                if start > begin:
+                    changed = _edit_distance(flat[begin:start], chunk)
+                    if changed <= len(chunk) * REWORDED_SHARE:
+                        found = self._walk(entry, 1, start, changed, flat, origin, cleaned, last, lead_before=False)
+                        if found is not None and found.matched >= MIN_MATCHED:
+                            found.matched += len(chunk) - changed
+                            # words of its own, not vLLM's: partial, however few (as a near match)
+                            found.missing = max(found.missing, _partial_missing(found.matched))
+                            found.coverage = found.matched / entry.literal
+                            found.start = origin[begin]
+                            found.exception_agrees = True
+                            return found
+            at = flat.find(head, at + 1)
+        return None
+
+    def _head_cut_off(self, entry: Entry, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
+        """The paste's line begins inside the message, its opening cut off by a narrow log viewer,
+        a screenshot or a quote that starts mid-way ("...exceeds available Mamba cache blocks (95)",
+        "uantized MoE backend ..."): the walk from the first of its chunks found whole where a line
+        begins (after blanks, quote marks, an exception's type or an ellipsis, and the end of the
+        words before the chunk, cut anywhere), showing HEAD_CUT_LEAST squashed characters or more,
+        is a partial match; the opening it leaves out counts as missing."""
+        chunks, owners = entry.chunks, entry.segment_of
+        before = len(chunks[0])  # squashed literal characters before the chunk
+        own = ""  # its segment's words before it
+        for first in range(1, len(chunks)):
+            chunk = chunks[first]
+            own = own + chunks[first - 1] if owners[first - 1] == owners[first] else ""
+            at = flat.find(chunk)
+            tries = 0
+            while at != -1 and tries < ANCHOR_TRIES:
+                tries += 1
+                shown = _cut_head_shown(cleaned, origin[at], own)
+                if shown is not None:
+                    found = self._walk(entry, first, at, 0, flat, origin, cleaned, last)
+                    if found is not None and found.matched + shown >= HEAD_CUT_LEAST:
+                        found.matched += shown
+                        found.missing += before - shown
+                        found.coverage = found.matched / entry.literal
+                        return found
+                at = flat.find(chunk, at + 1)
+            before += len(chunk)
+        return None
 
     def _quoted_part(self, entry: Entry, cleaned: str, last) -> Match | None:
         """The paste quotes words from inside the message, in double quotes or backticks, whole
@@ -1229,7 +1293,8 @@ class Matcher:
                      matched=len(shown), coverage=len(shown) / entry.literal, exception_agrees=True,
                      in_last=last is not None and origin[begin] >= last[0], form=entry.form)
 
-    def _walk(self, entry: Entry, first: int, start: int, skipped: int, flat: str, origin: Origin, cleaned: str, last) -> Match | None:
+    def _walk(self, entry: Entry, first: int, start: int, skipped: int, flat: str, origin: Origin, cleaned: str, last,
+              lead_before: bool = True) -> Match | None:
         chunks, owners = entry.chunks, entry.segment_of
         if first == 0 and not owners[0] and _ascii_alnum(chunks[0][0]) and _in_a_name(cleaned, origin[start]):
             return None  # its first word inside another's name: "self.packed_modules_mapping" holds no "Module '...'"
@@ -1242,7 +1307,7 @@ class Matcher:
         # The chunk before the anchor with a word changed ("libcudart.so is not loaded" for
         # "libcudart is not loaded"): its start and its end around the change, right before the
         # anchor, count as found, as a chunk's do inside the walk; the chunk is still missing.
-        if first and owners[first - 1] == owners[first]:
+        if first and owners[first - 1] == owners[first] and lead_before:
             lead = _chunk_ends_at(flat, start, chunks[first - 1])
             if lead is not None:
                 bounds[first - 1] = (lead[0], start)
@@ -1990,6 +2055,21 @@ def _one_value_to_line_end(text: str, position: int) -> bool:
     return bool(rest) and not any(c.isspace() for c in rest)
 
 
+HEAD_CUT_LEAD = re.compile(r"^[ \t>*\-\"'`]*(?:(?:[\w.]+\.)?(?:\w+Error|\w*Exception|\w*Warning):[ \t]*)?(?:\.\.\.|\u2026)?[ \t]*")
+
+
+def _cut_head_shown(cleaned: str, position: int, own: str) -> int | None:
+    """Where a message's chunk starts at ``position``: how many squashed characters of the words
+    before it (``own``, its segment's) the paste shows, cut anywhere, when all that lies before
+    them on the line is blanks, quote marks, an exception's type or an ellipsis; None otherwise."""
+    line_start = cleaned.rfind("\n", 0, position) + 1
+    lead = cleaned[line_start:position]
+    rest = squash_text(lead[HEAD_CUT_LEAD.match(lead).end():])
+    if own.endswith(rest):
+        return len(rest)
+    return None
+
+
 def _at_line_end(text: str, position: int) -> bool:
     """Whether only blanks or a full stop lie between ``position`` and the end of its line."""
     end = text.find("\n", position)
@@ -2652,6 +2732,25 @@ def _opening_before_a_value(flat: str, anchor: int, chunk: str, origin: Origin, 
             continue
         return at, size
     return None
+
+
+def _partial_missing(matched: int) -> int:
+    """The fewest missing characters that make a match of ``matched`` characters partial, its
+    score (rounded as shown) below SURE."""
+    missing = int(matched * (1 - SURE) / SURE)
+    while round(matched / (matched + missing), 3) >= SURE:
+        missing += 1
+    return missing
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Characters to insert, delete or change to make ``a`` into ``b`` (Levenshtein)."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        diagonal, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (x != y))
+    return row[-1]
 
 
 def _common_prefix(flat: str, pos: int, chunk: str) -> int:

@@ -231,6 +231,28 @@
   }
 
   /** str.find(sub, start, end) for 0 <= start */
+  /** match.py _partial_missing(): the fewest missing characters that make a match partial, its score (rounded) below sure. */
+  function partialMissing(matched, sure) {
+    let missing = Math.floor(matched * (1 - sure) / sure);
+    while (pyRound3(matched / (matched + missing)) >= sure) missing += 1;
+    return missing;
+  }
+
+  /** match.py _edit_distance(): characters to insert, delete or change to make a into b (Levenshtein). */
+  function editDistance(a, b) {
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      let diagonal = row[0];
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const above = row[j];
+        row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] !== b[j - 1] ? 1 : 0));
+        diagonal = above;
+      }
+    }
+    return row[b.length];
+  }
+
   function pyFind(text, sub, start, end) {
     const n = text.length;
     if (end === undefined || end > n) end = n;
@@ -961,6 +983,8 @@
       minMatched: rules.min_matched,
       reasonLeast: rules.reason_least,
       laterLeast: rules.later_least,
+      headCutLeast: rules.head_cut_least,
+      rewordedShare: rules.reworded_share,
       quotedLeast: rules.quoted_least,
       stockPhraseWords: rules.stock_phrase_words,
       openingLeast: rules.opening_least,
@@ -1013,6 +1037,7 @@
       frameTail: pyRegex(patterns.frame_tail),
       chained: pyRegex(patterns.chained, "", "y"),
       quotedPart: pyRegex(patterns.quoted_part, "", "g"),
+      headCutLead: pyRegex(patterns.head_cut_lead),
       notebookFrame: pyRegex(patterns.notebook_frame, "", "g"),
       sitePackage: pyRegex(patterns.site_package, "", "g"),
       qualifiedException: pyRegex(patterns.qualified_exception),
@@ -1025,6 +1050,8 @@
       raiseOfAType: pyRegex(patterns.raise_of_a_type),
       vllmLogLine: pyRegex(patterns.vllm_log_line, "", "g"),
       processLine: pyRegex(patterns.process_line),
+      namesVllm: pyRegex(patterns.names_vllm),
+      codeName: pyRegex(patterns.code_name),
       tracebackShown: pyRegex(patterns.traceback_shown),
       nativeBacktrace: pyRegex(patterns.native_backtrace),
       raisesOrCallsAKernel: pyRegex(patterns.raises_or_calls_a_kernel),
@@ -1037,7 +1064,8 @@
                        vllmLogLineReason: rules.unmatched_line.vllm_log_line_reason, vllmLogLineSource: rules.unmatched_line.vllm_log_line_source,
                        vllmLogLineHead: rules.unmatched_line.vllm_log_line_head,
                        processLineReason: rules.unmatched_line.process_line_reason, processLineSource: rules.unmatched_line.process_line_source,
-                       anothersLineReason: rules.unmatched_line.anothers_line_reason, anothersLineSource: rules.unmatched_line.anothers_line_source },
+                       anothersLineReason: rules.unmatched_line.anothers_line_reason, anothersLineSource: rules.unmatched_line.anothers_line_source,
+                       unnamedReason: rules.unmatched_line.unnamed_reason, unnamedSource: rules.unmatched_line.unnamed_source },
       raiseAtTheEnd: pyRegex(patterns.raise_at_the_end),
       raiseTailChars: rules.raise_tail_chars,
       logHeader: pyRegex(patterns.log_header, "", "g"),
@@ -1854,6 +1882,26 @@
       return this.linePlaced(message, cleaned, u.anothersLineSource, u.anothersLineReason);
     }
 
+    /** foreign.py unmatched_unnamed(): a paste that names vLLM nowhere (in raw, the paste as given, or a frame), judged
+     * by its last line of words, when that is no exception's and names something of code. */
+    unmatchedUnnamed(raw, cleaned) {
+      const rules = this.rules;
+      if (rules.namesVllm.test(raw) || cleaned.search(rules.frame) !== -1) return null;
+      const u = rules.unmatchedLine;
+      const lines = cleaned.split("\n");
+      let end = cleaned.length;
+      for (let i = lines.length - 1; i >= 0; i--) {
+        const line = lines[i];
+        const start = end - line.length;
+        if ((line.match(rules.messageWord) || []).length >= u.lineWords) {
+          if (rules.exceptionLine.test(pyStrip(line)) || !rules.codeName.test(line)) return null;
+          return [end, u.unnamedSource, u.unnamedReason, u.id, start];
+        }
+        end = start - 1;
+      }
+      return null;
+    }
+
     /** match.py _as_given(): the paste's end as given, for its log headers: no colours, no-break spaces as
      *  spaces, no Markdown code fence's line, no container's or reply's prefixes (clean.py without_outer_prefixes). */
     asGiven(raw) {
@@ -2071,7 +2119,7 @@
       if (foreign === null) {
         if (!best.length && raw !== undefined) best = this.loggedThere(raw);
         if (!best.length) foreign = this.unmatchedLine(cleaned, last) || (raw !== undefined ? this.unmatchedVllmLogLine(raw, cleaned) || this.unmatchedProcessLine(raw, cleaned)
-        || this.unmatchedAnothersLine(raw, cleaned) : null);
+        || this.unmatchedAnothersLine(raw, cleaned) || this.unmatchedUnnamed(raw, cleaned) : null);
       }
       if (foreign === null) {
         return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null, releases: this.releasesOf(cleaned, frames, best.slice(0, top)) };
@@ -2142,7 +2190,83 @@
       if (best === null && entry.literal >= this.rules.quotedLeast) {
         best = this.quotedPart(entry, cleaned, last);
       }
+      if (best === null && entry.literal >= this.rules.headCutLeast + this.rules.minMatched) {
+        best = this.headCutOff(entry, flat, origin, cleaned, last);
+      }
+      if (best === null && entry.chunks.length > 1 && !entry.segmentOf[1]) {
+        best = this.openingReworded(entry, flat, origin, cleaned, last);
+      }
       return best;
+    }
+
+    /** match.py _opening_reworded(): the message's type, then its first words with a word left out, added or changed,
+     * then the rest of it: partial. */
+    openingReworded(entry, flat, origin, cleaned, last) {
+      const rules = this.rules;
+      const head = entry.exception + ":";
+      const chunk = entry.chunks[0];
+      let at = pyFind(flat, head, 0);
+      while (at !== -1) {
+        const begin = at + head.length;
+        if (!(at > 0 && /^[A-Za-z0-9_]$/.test(flat[at - 1]))) {
+          const start = pyFind(flat, entry.chunks[1], begin, begin + chunk.length + rules.window + entry.chunks[1].length);
+          if (start > begin) {
+            const changed = editDistance(flat.slice(begin, start), chunk);
+            if (changed <= chunk.length * rules.rewordedShare) {
+              const found = this.walk(entry, 1, start, changed, flat, origin, cleaned, last, false);
+              if (found !== null && found.matched >= rules.minMatched) {
+                found.matched += chunk.length - changed;
+                found.missing = Math.max(found.missing, partialMissing(found.matched, rules.sure));
+                found.coverage = found.matched / entry.literal;
+                found.start = origin.get(begin);
+                found.exceptionAgrees = true;
+                return found;
+              }
+            }
+          }
+        }
+        at = pyFind(flat, head, at + 1);
+      }
+      return null;
+    }
+
+    /** match.py _head_cut_off(): the paste's line begins inside the message, its opening cut off: the walk from the
+     * first of its chunks found whole where a line begins, long enough, is a partial match. */
+    headCutOff(entry, flat, origin, cleaned, last) {
+      const chunks = entry.chunks, owners = entry.segmentOf;
+      let before = chunks[0].length;
+      let own = ""; // its segment's words before it
+      for (let first = 1; first < chunks.length; first++) {
+        const chunk = chunks[first];
+        own = owners[first - 1] === owners[first] ? own + chunks[first - 1] : "";
+        let at = pyFind(flat, chunk, 0);
+        let tries = 0;
+        while (at !== -1 && tries < this.rules.anchorTries) {
+          tries += 1;
+          const shown = this.cutHeadShown(cleaned, origin.get(at), own);
+          if (shown !== null) {
+            const found = this.walk(entry, first, at, 0, flat, origin, cleaned, last);
+            if (found !== null && found.matched + shown >= this.rules.headCutLeast) {
+              found.matched += shown;
+              found.missing += before - shown;
+              found.coverage = found.matched / entry.literal;
+              return found;
+            }
+          }
+          at = pyFind(flat, chunk, at + 1);
+        }
+        before += chunk.length;
+      }
+      return null;
+    }
+
+    /** match.py _cut_head_shown(): squashed characters of the words before a chunk that the line shows, when only
+     * blanks, quote marks, an exception's type or an ellipsis lie before them; null otherwise. */
+    cutHeadShown(cleaned, position, own) {
+      const lineStart = position === 0 ? 0 : cleaned.lastIndexOf("\n", position - 1) + 1;
+      const lead = cleaned.slice(lineStart, position);
+      const rest = squashText(lead.slice(this.rules.headCutLead.exec(lead)[0].length), this.rules);
+      return own.endsWith(rest) ? rest.length : null;
     }
 
     /** match.py _quoted_part(): words quoted from inside the message, whole between double quotes or backticks: partial. */
@@ -2289,7 +2413,7 @@
       });
     }
 
-    walk(entry, first, start, skipped, flat, origin, cleaned, last) {
+    walk(entry, first, start, skipped, flat, origin, cleaned, last, leadBefore = true) {
       const rules = this.rules;
       const chunks = entry.chunks;
       const owners = entry.segmentOf;
@@ -2303,7 +2427,7 @@
       bounds[first] = [start, start + chunks[first].length];
       let pos = start + chunks[first].length;
       // match.py: the chunk before the anchor with a word changed counts its start and end found
-      if (first && owners[first - 1] === owners[first]) {
+      if (first && owners[first - 1] === owners[first] && leadBefore) {
         const lead = chunkEndsAt(flat, start, chunks[first - 1], rules);
         if (lead !== null) {
           bounds[first - 1] = [lead[0], start];
