@@ -390,6 +390,16 @@ def test_a_message_with_a_word_of_its_opening_changed_after_its_type_is_a_partia
     assert (matches[0].error.id, matches[0].verdict) == ("e2", "exact") and all(x.verdict == "partial" for x in matches[1:])
 
 
+def test_the_least_missing_that_makes_a_match_partial_rounds_below_sure():
+    """A near match is shown partial however its length rounds: 45 characters and 5 missing
+    score 0.9 when rounded, which reads as exact."""
+    from generator.lookup.match import SURE, _partial_missing
+    for matched in range(1, 2000):
+        missing = _partial_missing(matched)
+        assert round(matched / (matched + missing), 3) < SURE <= round(matched / (matched + missing - 1), 3), matched
+    assert _partial_missing(45) == 6
+
+
 def test_a_paste_that_names_vllm_nowhere_is_another_programs():
     """No message of vLLM's matched, and nothing in the paste names vLLM (no "vllm", no frame, no
     log header of vLLM's kind): its last line is another program's; not an exception's line (a

@@ -1199,7 +1199,7 @@ class Matcher:
                         in_last = last is not None and start >= last[0]
                         best = Match(error=self.errors[entry.error], values={}, start=start, end=end, matched=len(part),
                                      # partial: the words it leaves out, and never fewer than a near match lacks
-                                     missing=max(entry.literal - len(part), int(len(part) * (1 - SURE) / SURE) + 1),
+                                     missing=max(entry.literal - len(part), _partial_missing(len(part))),
                                      coverage=len(part) / entry.literal,
                                      exception_agrees=in_last and last[1].lower() == entry.exception, in_last=in_last,
                                      form=entry.form)

@@ -2293,7 +2293,7 @@
               end,
               matched: part.length,
               // match.py: partial, the words it leaves out and never fewer than a near match lacks
-              missing: Math.max(entry.literal - part.length, Math.floor(part.length * (1 - rules.sure) / rules.sure) + 1),
+              missing: Math.max(entry.literal - part.length, partialMissing(part.length, rules.sure)),
               coverage: part.length / entry.literal,
               exceptionAgrees: inLast && lowerSlots(last[1]) === entry.exception,
               inLast,
