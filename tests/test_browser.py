@@ -49,6 +49,7 @@ EDGE_PASTES = {
     "a message with a word of its opening left out": "ValueError: trace_decode_token_ids not supported with prompt_logprobs.",
     # a paste that names vLLM nowhere (foreign.py: unmatched_unnamed)
     "a paste that names vLLM nowhere": "Please set `use_tensor_cores=True` in BatchDecodeWithPagedKVCacheWrapper for group size 3\n",
+    "a blob that names vLLM nowhere": "ab_c 1234567890 1234567890 1234567890 de fg\n" + "\ufffd use_tensor_cores=True in BatchDecode\n",
     "a reason alone": "[Bug]: Gemma on SM120 fails: attention sinks not supported by every compatible backend",
     "a reason worded by its message": "[Bug]: ExllamaLinearKernel cannot implement due to: Group size (32) does not evenly divide the number of input features (4304)",
     "escaped surrogate pair and lone half in a JSON body": '{"message": "\\ud83d\\ude80 \\udc00 ValueError: ' + ATTENTION.format(28, 8) + '"}',

@@ -411,7 +411,9 @@ def test_a_paste_that_names_vllm_nowhere_is_another_programs():
     assert foreign["reason"].startswith("nothing in the paste names vLLM")
     for named in ("[Bug]: vLLM nightly: " + line, "INFO 11-02 10:00:00 [core.py:88] x\n" + line, "[core.py:88] " + line,
                   '  File "/opt/app/run.py", line 3, in main\n' + line, "Errored 5 benchmarks",
-                  "hello, my server is slow today and the weather is bad"):  # no name from code: no program's line
+                  "hello, my server is slow today and the weather is bad",  # no name from code: no program's line
+                  # ... nor a blob: a line too long, one with characters decoding replaced, one mostly not letters
+                  line + " x" * 300, "\ufffd" + line, "ab_c 1234567890 1234567890 1234567890 de fg"):
         assert m.lookup(named)[1] is None, named
     # an exception's line is judged by the rules for exceptions, not by this one
     assert not m.lookup("ValueError: Token id 151665 is out of vocabulary")[1]["reason"].startswith("nothing in the paste")

@@ -487,6 +487,18 @@ def unmatched_line(cleaned: str, last: tuple[int, str] | None) -> tuple[int, str
     return found[1], UNMATCHED_LINE_SOURCE, UNMATCHED_LINE_REASON, UNMATCHED_LINE_ID, found[0]
 
 
+UNNAMED_LINE_CHARS = 500  # a line of a person's or a program's text, not a blob
+_TEXT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ ")
+
+
+def _reads_as_text(line: str) -> bool:
+    """A line of text: not longer than UNNAMED_LINE_CHARS, no character that decoding replaced
+    (U+FFFD), and ASCII letters and blanks make up half of it or more (random bytes, a blob of
+    data or an encoded payload are no program's sentence)."""
+    return (len(line) <= UNNAMED_LINE_CHARS and "\ufffd" not in line
+            and 2 * sum(1 for c in line if c in _TEXT_CHARS) >= len(line))
+
+
 def unmatched_unnamed(text: str, cleaned: str) -> tuple[int, str, str, str, int] | None:
     """When nothing else told the paste: one that names vLLM nowhere (``NAMES_VLLM`` in the paste
     as given, or a frame), judged by its last line of words, when that is no exception's and
@@ -497,7 +509,7 @@ def unmatched_unnamed(text: str, cleaned: str) -> tuple[int, str, str, str, int]
     for line in reversed(cleaned.split("\n")):
         start = end - len(line)
         if len(MESSAGE_WORD.findall(line)) >= LINE_WORDS:
-            if EXCEPTION_LINE.match(line.strip()) or not CODE_NAME.search(line):
+            if EXCEPTION_LINE.match(line.strip()) or not CODE_NAME.search(line) or not _reads_as_text(line):
                 return None
             return end, UNNAMED_SOURCE, UNNAMED_REASON, UNMATCHED_LINE_ID, start
         end = start - 1

@@ -115,7 +115,8 @@ def rules() -> dict:
                            "vllm_log_line_source": foreign.VLLM_LOG_LINE_SOURCE, "vllm_log_line_head": match.VLLM_LOG_LINE_HEAD,
                            "process_line_reason": foreign.PROCESS_LINE_REASON, "process_line_source": foreign.PROCESS_LINE_SOURCE,
                            "anothers_line_reason": foreign.ANOTHERS_LINE_REASON, "anothers_line_source": foreign.ANOTHERS_LINE_SOURCE,
-                           "unnamed_reason": foreign.UNNAMED_REASON, "unnamed_source": foreign.UNNAMED_SOURCE},
+                           "unnamed_reason": foreign.UNNAMED_REASON, "unnamed_source": foreign.UNNAMED_SOURCE,
+                           "unnamed_line_chars": foreign.UNNAMED_LINE_CHARS},
         "not_vllm": [[f.source, list(f.keywords), _source(f.pattern), f.reason, f.weak, f.id]
                      for f in foreign.foreign_errors()],
         "foreign": {f.id: {"title": f.title, "summary": f.summary, "steps": list(f.steps), "url": foreign_path(f.id),

@@ -231,6 +231,15 @@
   }
 
   /** str.find(sub, start, end) for 0 <= start */
+  /** foreign.py _reads_as_text(): a line of text, not longer than the limit, no replaced character (U+FFFD), and ASCII
+   *  letters and blanks half of it or more. (cleaned is in slot form: one unit a code point, as Python counts.) */
+  function readsAsText(line, limit) {
+    if (line.length > limit || line.includes("\ufffd")) return false;
+    let text = 0;
+    for (const c of line) if (/^[A-Za-z ]$/.test(c)) text += 1;
+    return 2 * text >= line.length;
+  }
+
   /** match.py _partial_missing(): the fewest missing characters that make a match partial, its score (rounded) below sure. */
   function partialMissing(matched, sure) {
     let missing = Math.floor(matched * (1 - sure) / sure);
@@ -1065,7 +1074,8 @@
                        vllmLogLineHead: rules.unmatched_line.vllm_log_line_head,
                        processLineReason: rules.unmatched_line.process_line_reason, processLineSource: rules.unmatched_line.process_line_source,
                        anothersLineReason: rules.unmatched_line.anothers_line_reason, anothersLineSource: rules.unmatched_line.anothers_line_source,
-                       unnamedReason: rules.unmatched_line.unnamed_reason, unnamedSource: rules.unmatched_line.unnamed_source },
+                       unnamedReason: rules.unmatched_line.unnamed_reason, unnamedSource: rules.unmatched_line.unnamed_source,
+                       unnamedLineChars: rules.unmatched_line.unnamed_line_chars },
       raiseAtTheEnd: pyRegex(patterns.raise_at_the_end),
       raiseTailChars: rules.raise_tail_chars,
       logHeader: pyRegex(patterns.log_header, "", "g"),
@@ -1894,7 +1904,7 @@
         const line = lines[i];
         const start = end - line.length;
         if ((line.match(rules.messageWord) || []).length >= u.lineWords) {
-          if (rules.exceptionLine.test(pyStrip(line)) || !rules.codeName.test(line)) return null;
+          if (rules.exceptionLine.test(pyStrip(line)) || !rules.codeName.test(line) || !readsAsText(line, u.unnamedLineChars)) return null;
           return [end, u.unnamedSource, u.unnamedReason, u.id, start];
         }
         end = start - 1;
