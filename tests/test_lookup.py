@@ -368,6 +368,10 @@ def test_a_line_that_begins_inside_a_message_is_a_partial_match():
                   "> onvert the frames to RGB before preprocessing: the alpha is not recoverable from a bare"):
         (match,), _ = m.lookup(paste)
         assert match.error.id == "e0" and match.verdict == "partial" and 0 < match.score < 0.9, paste
+    # the words shown before the first whole chunk count once, not again as a changed chunk's
+    flag = tiny_matcher(("ValueError", "Error: --data-parallel-multi-port-external-lb requires --data-parallel-size-local >= 2"))
+    (match,), _ = flag.lookup("ValueError: ...lti-port-external-lb requires --data-parallel-size-local >= 2")
+    assert match.verdict == "partial" and match.matched <= flag.entries[0].literal, (match.matched, flag.entries[0].literal)
     assert top(m, "I think we should convert frames to RGB before preprocessing: the alpha is not recoverable from a bare frame array") is None
     assert top(m, "...frames to RGB before preprocessing: the alpha") is None  # too little of it to tell
 

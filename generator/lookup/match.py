@@ -1173,11 +1173,10 @@ class Matcher:
                 tries += 1
                 shown = _cut_head_shown(cleaned, origin[at], own)
                 if shown is not None:
-                    found = self._walk(entry, first, at, 0, flat, origin, cleaned, last)
-                    if found is not None and found.matched + shown >= HEAD_CUT_LEAST:
-                        found.matched += shown
+                    # (the words shown before the chunk count as found once: not again as a changed chunk's)
+                    found = self._walk(entry, first, at, 0, flat, origin, cleaned, last, lead_before=False, credit=shown)
+                    if found is not None and found.matched >= HEAD_CUT_LEAST:
                         found.missing += before - shown
-                        found.coverage = found.matched / entry.literal
                         return found
                 at = flat.find(chunk, at + 1)
             before += len(chunk)
@@ -1294,11 +1293,11 @@ class Matcher:
                      in_last=last is not None and origin[begin] >= last[0], form=entry.form)
 
     def _walk(self, entry: Entry, first: int, start: int, skipped: int, flat: str, origin: Origin, cleaned: str, last,
-              lead_before: bool = True) -> Match | None:
+              lead_before: bool = True, credit: int = 0) -> Match | None:
         chunks, owners = entry.chunks, entry.segment_of
         if first == 0 and not owners[0] and _ascii_alnum(chunks[0][0]) and _in_a_name(cleaned, origin[start]):
             return None  # its first word inside another's name: "self.packed_modules_mapping" holds no "Module '...'"
-        matched = len(chunks[first])
+        matched = len(chunks[first]) + credit  # (credit: the words before it shown, _head_cut_off)
         missing = skipped
         truncated = open_value = False
         bounds: list[tuple[int, int] | None] = [None] * len(chunks)

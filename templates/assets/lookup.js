@@ -2255,11 +2255,10 @@
           tries += 1;
           const shown = this.cutHeadShown(cleaned, origin.get(at), own);
           if (shown !== null) {
-            const found = this.walk(entry, first, at, 0, flat, origin, cleaned, last);
-            if (found !== null && found.matched + shown >= this.rules.headCutLeast) {
-              found.matched += shown;
+            // (the words shown before the chunk count as found once: not again as a changed chunk's)
+            const found = this.walk(entry, first, at, 0, flat, origin, cleaned, last, false, shown);
+            if (found !== null && found.matched >= this.rules.headCutLeast) {
               found.missing += before - shown;
-              found.coverage = found.matched / entry.literal;
               return found;
             }
           }
@@ -2423,13 +2422,13 @@
       });
     }
 
-    walk(entry, first, start, skipped, flat, origin, cleaned, last, leadBefore = true) {
+    walk(entry, first, start, skipped, flat, origin, cleaned, last, leadBefore = true, credit = 0) {
       const rules = this.rules;
       const chunks = entry.chunks;
       const owners = entry.segmentOf;
       // match.py: its first word inside another's name ("self.packed_modules_mapping" holds no "Module '...'")
       if (first === 0 && !owners[0] && /^[A-Za-z0-9]/.test(chunks[0][0]) && inAName(cleaned, origin.get(start))) return null;
-      let matched = chunks[first].length;
+      let matched = chunks[first].length + credit; // (credit: the words before it shown, match.py _head_cut_off)
       let missing = skipped;
       let truncated = false;
       let openValue = false; // the paste stops inside a value vLLM's later words would close
