@@ -500,8 +500,8 @@ def _reads_as_text(line: str) -> bool:
 
 
 def unmatched_unnamed(text: str, cleaned: str) -> tuple[int, str, str, str, int] | None:
-    """When nothing else told the paste: one that names vLLM nowhere (``NAMES_VLLM`` in the paste
-    as given, or a frame), judged by its last line of words, when that is no exception's and
+    """When nothing else told the paste: one that names vLLM nowhere (``NAMES_VLLM`` in the paste's
+    end as given, ``text``, or a frame), judged by its last line of words, when that is no exception's and
     names something of code (``CODE_NAME``)."""
     if NAMES_VLLM.search(text) or FRAME.search(cleaned):
         return None

@@ -882,7 +882,7 @@ class Matcher:
             ranked = ranked or self._logged_there(text)
             foreign = None if ranked else (unmatched_line(cleaned, last) or unmatched_vllm_log_line(text, cleaned)
                                             or unmatched_process_line(text, cleaned) or unmatched_anothers_line(text, cleaned)
-                                            or unmatched_unnamed(text, cleaned))
+                                            or unmatched_unnamed(text[-LOG_HEADER_TAIL:], cleaned))  # (its end: a log may be megabytes)
         if foreign is None:
             return ranked[:top], None
         line_end, source, reason, foreign_id, at = foreign
@@ -1140,7 +1140,7 @@ class Matcher:
             if not (at > 0 and (_ascii_alnum(flat[at - 1]) or flat[at - 1] == "_")):  # the whole name
                 start = flat.find(entry.chunks[1], begin, begin + len(chunk) + WINDOW + len(entry.chunks[1]))
                 if start > begin:
-                    changed = _edit_distance(flat[begin:start], chunk)
+                    changed = _edit_distance(flat[begin:start], chunk, int(len(chunk) * REWORDED_SHARE))
                     if changed <= len(chunk) * REWORDED_SHARE:
                         found = self._walk(entry, 1, start, changed, flat, origin, cleaned, last, lead_before=False)
                         if found is not None and found.matched >= MIN_MATCHED:
@@ -2742,13 +2742,18 @@ def _partial_missing(matched: int) -> int:
     return missing
 
 
-def _edit_distance(a: str, b: str) -> int:
-    """Characters to insert, delete or change to make ``a`` into ``b`` (Levenshtein)."""
+def _edit_distance(a: str, b: str, limit: int) -> int:
+    """Characters to insert, delete or change to make ``a`` into ``b`` (Levenshtein), or
+    ``limit + 1`` as soon as it is sure to be more than ``limit`` (a row's least only grows)."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
     row = list(range(len(b) + 1))
     for i, x in enumerate(a, 1):
         diagonal, row[0] = row[0], i
         for j, y in enumerate(b, 1):
             diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (x != y))
+        if min(row) > limit:
+            return limit + 1
     return row[-1]
 
 

@@ -247,17 +247,22 @@
     return missing;
   }
 
-  /** match.py _edit_distance(): characters to insert, delete or change to make a into b (Levenshtein). */
-  function editDistance(a, b) {
+  /** match.py _edit_distance(): characters to insert, delete or change to make a into b (Levenshtein), or
+   *  limit + 1 as soon as it is sure to be more than limit. */
+  function editDistance(a, b, limit) {
+    if (Math.abs(a.length - b.length) > limit) return limit + 1;
     const row = Array.from({ length: b.length + 1 }, (_, j) => j);
     for (let i = 1; i <= a.length; i++) {
       let diagonal = row[0];
       row[0] = i;
+      let least = row[0];
       for (let j = 1; j <= b.length; j++) {
         const above = row[j];
         row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] !== b[j - 1] ? 1 : 0));
         diagonal = above;
+        if (row[j] < least) least = row[j];
       }
+      if (least > limit) return limit + 1;
     }
     return row[b.length];
   }
@@ -2129,7 +2134,7 @@
       if (foreign === null) {
         if (!best.length && raw !== undefined) best = this.loggedThere(raw);
         if (!best.length) foreign = this.unmatchedLine(cleaned, last) || (raw !== undefined ? this.unmatchedVllmLogLine(raw, cleaned) || this.unmatchedProcessLine(raw, cleaned)
-        || this.unmatchedAnothersLine(raw, cleaned) || this.unmatchedUnnamed(raw, cleaned) : null);
+        || this.unmatchedAnothersLine(raw, cleaned) || this.unmatchedUnnamed(raw.slice(-this.rules.logHeaderTail), cleaned) : null);
       }
       if (foreign === null) {
         return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null, releases: this.releasesOf(cleaned, frames, best.slice(0, top)) };
@@ -2221,7 +2226,7 @@
         if (!(at > 0 && /^[A-Za-z0-9_]$/.test(flat[at - 1]))) {
           const start = pyFind(flat, entry.chunks[1], begin, begin + chunk.length + rules.window + entry.chunks[1].length);
           if (start > begin) {
-            const changed = editDistance(flat.slice(begin, start), chunk);
+            const changed = editDistance(flat.slice(begin, start), chunk, Math.floor(chunk.length * rules.rewordedShare));
             if (changed <= chunk.length * rules.rewordedShare) {
               const found = this.walk(entry, 1, start, changed, flat, origin, cleaned, last, false);
               if (found !== null && found.matched >= rules.minMatched) {
