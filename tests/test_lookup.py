@@ -3277,3 +3277,15 @@ def test_another_programs_error_outranks_a_reason():
     matches, foreign = m.lookup("MyError: the attention sinks of this model are not supported by the flash attention backend")
     assert foreign is not None and (foreign["id"], foreign["role"]) == ("exception-not-in-vllm", "answer")
     assert [x.error.id for x in matches] == ["e0"]  # listed after it
+
+
+def test_the_new_near_rules_on_the_corpus_bundle(history_matcher):
+    """On the real releases: a message whose opening is cut off, one with a word of its opening
+    left out after its type (partial, the pin's error), and a line that names vLLM nowhere."""
+    for paste, want in (("ValueError: ...frames to RGB before preprocessing: whether the alpha is straight or premultiplied is "
+                         "not recoverable from a bare frame array, so it cannot be composited correctly here.", "6621d377e62f2440"),
+                        ("ValueError: trace_decode_token_ids not supported with prompt_logprobs.", "8f6ed8c33cb4c29d")):
+        matches, _ = history_matcher.lookup(paste)
+        assert matches and matches[0].error.id == want and matches[0].verdict == "partial", (paste, matches[:1])
+    matches, foreign = history_matcher.lookup("Please set `use_tensor_cores=True` in BatchDecodeWithPagedKVCacheWrapper for group size 3")
+    assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["reason"].startswith("nothing in the paste names vLLM")
