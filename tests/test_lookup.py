@@ -1737,6 +1737,7 @@ def test_a_line_in_vllms_log_format_that_no_release_logs_is_a_plugins():
         matches, foreign = m.lookup(paste)
         assert matches == [] and foreign["id"] == "message-not-in-vllm", paste
         assert "vLLM's log header" in foreign["reason"] and foreign["line"] in paste
+        assert foreign["why"] == foreign["reason"]  # the page is general: the answer says which rule told it
     # vLLM's own warning is vLLM's; so is a line under vLLM's frame, and two words report nothing
     assert top(m, "WARNING 01-27 02:55:35 [mooncake.py:18] Mooncake is not installed, so the Mooncake connector is off") == "e0"
     assert m.lookup("WARNING 01-27 02:55:35 [base.py:188] Sleep DISABLED.")[1] is None
@@ -1746,6 +1747,11 @@ def test_a_line_in_vllms_log_format_that_no_release_logs_is_a_plugins():
     # ... and a plain line with no header names no plugin: only that it names vLLM nowhere (unmatched_unnamed)
     foreign = m.lookup("Mooncake not available, MooncakeOmniConnector will not work")[1]
     assert "vLLM's log header" not in foreign["reason"] and foreign["reason"].startswith("nothing in the paste names vLLM")
+    assert foreign["why"] == foreign["reason"]
+    # the plain rule's reason is its page's own words: no "why" to add
+    foreign = m.lookup("Traceback (most recent call last):\n  File \"/app/run.py\", line 3, in main\n"
+                       "    boot()\nrunner: fatal error: the flux capacitor failed to start")[1]
+    assert foreign["id"] == "message-not-in-vllm" and "why" not in foreign, foreign
 
 
 def test_pythons_own_words_with_its_suggestion_are_pythons():

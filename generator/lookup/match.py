@@ -40,7 +40,7 @@ from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME,
                                       foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
                                       raise_vllm_never_wrote, raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID,
                                       UNMATCHED_LINE_ID, LINE_WORDS, unmatched_unnamed, MESSAGE_WORD, VLLM_LOG_LINE_REASON, VLLM_LOG_LINE_SOURCE, innermost_frame,
-                                      PROCESS_LINE_REASON, PROCESS_LINE_SOURCE, ANOTHERS_LINE_REASON, ANOTHERS_LINE_SOURCE)
+                                      PROCESS_LINE_REASON, PROCESS_LINE_SOURCE, ANOTHERS_LINE_REASON, ANOTHERS_LINE_SOURCE, UNMATCHED_LINE_REASON)
 from generator.lookup.fixes import fix_with_values
 from generator.scan.ids import split_template
 from generator.text import ELLIPSIS, foreign_path, readable_message, shorten, unquoted
@@ -990,8 +990,10 @@ class Matcher:
         if error is not None:
             info.update(title=error.title, summary=error.summary, steps=list(error.steps),
                         url=f"{self.site_url.rstrip('/')}/{foreign_path(error.id)}" if self.site_url else foreign_path(error.id))
-            if foreign_id == UNMATCHED_ID:
-                info["why"] = reason  # told from this paste (which package, which type): its page is general
+            if foreign_id == UNMATCHED_ID or foreign_id == UNMATCHED_LINE_ID and reason != UNMATCHED_LINE_REASON:
+                # told from this paste (which package, which type; which header, or that nothing
+                # names vLLM): its page is general
+                info["why"] = reason
             phase = phase_of(error, frames)
             if phase is not None:
                 info["phase"], info["advice"] = phase

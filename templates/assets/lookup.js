@@ -1406,7 +1406,8 @@
         info.steps = error.steps.slice();
         info.url = error.url;
         // match.py: told from this paste (which package, which type), where the page is general
-        if (foreignId === this.rules.unmatched.id) info.why = reason;
+        if (foreignId === this.rules.unmatched.id
+            || foreignId === this.rules.unmatchedLine.id && reason !== this.rules.unmatchedLine.reason) info.why = reason;
         const phase = this.phaseOf(foreignId, frames);
         if (phase !== null) {
           info.phase = phase[0];
