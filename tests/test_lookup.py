@@ -3093,6 +3093,24 @@ def test_a_cut_paste_of_messages_alike_goes_to_the_newest():
     assert top(m, "AsyncEngineDeadError: " + short) == "e0"
 
 
+def test_holes_after_a_cut_tell_no_two_messages_apart():
+    """"Marlin does not support weight_bits = uint4b8" stops in the first value: v0.5's message with
+    two holes and the newer one with five fit it alike (the holes after the cut show nothing), so
+    the newer wins; shown whole, the message with fewer holes is still the one that says more."""
+    old = "Marlin does not support weight_bits = {bits}. Only weight_bits = {supported} are supported."
+    new = ("Marlin does not support weight_bits = {quant_type}. Only types = {supported} are supported "
+           "(for group_size = {group_size}, device_capability = {capability}, zp = {zp}).")
+    errors = [LookupError_(id="e0", exception="ValueError", template=old, title="", url="", versions=["v1"], sites=[], newest=0),
+              LookupError_(id="e1", exception="ValueError", template=new, title="", url="", versions=["v2"], sites=[], newest=1)]
+    m = Matcher(errors, [[e.template] for e in errors])
+    assert top(m, "[Doc]: Marlin does not support weight_bits = uint4b8") == "e1"
+    assert top(m, "ValueError: Marlin does not support weight_bits = uint4b8") == "e1"
+    assert top(m, "ValueError: Marlin does not support weight_bits = 3. Only weight_bits = [4, 8] are supported.") == "e0"
+    # two templates of one release, whole: fewer holes say more
+    m = tiny_matcher(("ValueError", "Error in {name}: {reason}"), ("ValueError", "Error in model execution: {reason}"))
+    assert top(m, "ValueError: Error in model execution: CUDA error") == "e1"
+
+
 def test_a_quoted_value_with_other_words_after_it_is_no_cut_message():
     """Ray's "set the environment variable `RAY_memory_monitor_refresh_ms` to zero." goes on after
     the quoted value in other words than vLLM's "... is deprecated and ignored": it is not that

@@ -1591,7 +1591,7 @@ class Matcher:
             matched=matched,
             missing=missing,
             coverage=matched / entry.literal,
-            holes=len(entry.holes),
+            holes=_holes_shown(entry, bounds, truncated, open_value),
             open_value=open_value,
             exception_agrees=exception_beside or (in_last and last[1].lower() == entry.exception),
             in_last=in_last,
@@ -1979,6 +1979,17 @@ def _quoted_whole(cleaned: str, inner, a: int, b: int) -> bool:
     """Whether the text ``inner`` matched, stripped, is inside ``cleaned[a:b]``."""
     quoted = cleaned[inner.start : inner.end].strip()
     return len(quoted) >= QUOTE_HEAD and quoted in cleaned[a:b]
+
+
+def _holes_shown(entry: Entry, bounds: list[tuple[int, int] | None], truncated: bool, open_value: bool) -> int:
+    """The template's holes up to where the paste stops showing it: all of them, or for a paste cut
+    short those before its last words found, and the value it stops in. Holes after the cut tell
+    two templates apart by nothing the paste shows ("Marlin does not support weight_bits = uint4b8"
+    fits a message with one hole after it as well as one with five)."""
+    if not truncated:
+        return len(entry.holes)
+    owner = entry.segment_of[max(i for i, b in enumerate(bounds) if b is not None)]
+    return owner + (open_value and owner < len(entry.holes))
 
 
 def _opening_run(bounds: list[tuple[int, int] | None], chunks: list[str]) -> int:

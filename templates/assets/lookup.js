@@ -2722,7 +2722,7 @@
         matched,
         missing,
         coverage: matched / entry.literal,
-        holes: entry.holes.length,
+        holes: holesShown(entry, bounds, truncated, openValue),
         openValue,
         exceptionAgrees: exceptionBeside || (inLast && lowerSlots(last[1]) === entry.exception),
         inLast,
@@ -2882,6 +2882,15 @@
   }
 
   /** match.py _opening_run(): squashed characters of the message's first chunks, each found whole, up to the first that is not. */
+  /** match.py _holes_shown(): the holes up to where a paste cut short stops showing the template. */
+  function holesShown(entry, bounds, truncated, openValue) {
+    if (!truncated) return entry.holes.length;
+    let last = -1;
+    bounds.forEach((b, i) => { if (b !== null && b !== undefined) last = i; });
+    const owner = entry.segmentOf[last];
+    return owner + (openValue && owner < entry.holes.length ? 1 : 0);
+  }
+
   function openingRun(bounds, chunks) {
     let run = 0;
     for (let i = 0; i < chunks.length; i++) {
