@@ -49,6 +49,9 @@ EDGE_PASTES = {
     "a message with a word of its opening left out": "ValueError: trace_decode_token_ids not supported with prompt_logprobs.",
     # a paste that names vLLM nowhere (foreign.py: unmatched_unnamed)
     "a paste that names vLLM nowhere": "Please set `use_tensor_cores=True` in BatchDecodeWithPagedKVCacheWrapper for group size 3\n",
+    # a traceback that ends in a file of no package and none of vLLM's (foreign.py: frame_outside_vllm)
+    "a traceback that ends outside vLLM": ('Traceback (most recent call last):\n  File "C:\\Users\\u\\ms-swift\\swift\\llm\\base.py", '
+                                           "line 1107, in _swift_encode\n    assert query_role in ('user', 'tool')\nquery_role: tool_call"),
     "a blob that names vLLM nowhere": "ab_c 1234567890 1234567890 1234567890 de fg\n" + "\ufffd use_tensor_cores=True in BatchDecode\n",
     "a reason alone": "[Bug]: Gemma on SM120 fails: attention sinks not supported by every compatible backend",
     "a reason worded by its message": "[Bug]: ExllamaLinearKernel cannot implement due to: Group size (32) does not evenly divide the number of input features (4304)",

@@ -414,13 +414,16 @@ def test_a_paste_that_names_vllm_nowhere_is_another_programs():
     assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["line"] == line
     assert foreign["reason"].startswith("nothing in the paste names vLLM")
     for named in ("[Bug]: vLLM nightly: " + line, "INFO 11-02 10:00:00 [core.py:88] x\n" + line, "[core.py:88] " + line,
-                  '  File "/opt/app/run.py", line 3, in main\n' + line, "Errored 5 benchmarks",
+                  "Errored 5 benchmarks",
                   "hello, my server is slow today and the weather is bad",  # no name from code: no program's line
                   # ... nor a blob: a line too long, one with characters decoding replaced, one mostly not letters
                   line + " x" * 300, "\ufffd" + line, "ab_c 1234567890 1234567890 1234567890 de fg"):
         assert m.lookup(named)[1] is None, named
     # an exception's line is judged by the rules for exceptions, not by this one
     assert not m.lookup("ValueError: Token id 151665 is out of vocabulary")[1]["reason"].startswith("nothing in the paste")
+    # a frame tells where it came from (frame_outside_vllm), not this rule
+    framed = m.lookup('  File "/opt/app/run.py", line 3, in main\n' + line)[1]
+    assert framed["source"] == "code outside vLLM" and "opt/app/run.py" in framed["why"], framed
 
 
 def test_words_quoted_from_inside_a_message_are_a_partial_match():
@@ -1038,6 +1041,30 @@ def test_a_frame_line_that_ends_in_spaces_still_names_the_package_that_raised():
           "ValueError: Unsupported backend: `gptq_marlin` for `gptq` with format `gptq_v2`")
     matches, foreign = m.lookup(tb)
     assert matches == [] and foreign["source"] == "gptqmodel" and foreign["role"] == "answer"
+
+
+def test_a_traceback_that_ends_outside_vllm_in_no_package_is_another_programs():
+    """ms-swift run from its source checkout: the traceback's last frame is in a file of no
+    installed package and no vLLM's, and the assert's message is no vLLM message: another
+    program's error, told as the last rule (the file named in why). A frame of vLLM's, of a fork or
+    plugin named after it, or Python's made-up "<frozen ...>" module tells nothing that way."""
+    m = tiny_matcher(("ValueError", "Unsupported backend: {args.backend}"))
+    head = 'Traceback (most recent call last):\n'
+    swift = ('  File "/home/u/ms-swift-3.7.1/swift/llm/template/base.py", line 1107, in _swift_encode\n'
+             "    assert query_role in {'user', 'tool'}, f'query_role: {query_role}'\nquery_role: tool_call")
+    matches, foreign = m.lookup(head + swift)
+    assert matches == [] and foreign["id"] == "exception-not-in-vllm" and foreign["role"] == "answer"
+    assert foreign["source"] == "code outside vLLM" and "swift/llm/template/base.py" not in foreign["why"]
+    assert "llm/template/base.py" in foreign["why"]
+    for path in ("/home/u/vllm/vllm/v1/engine/core.py", "/home/u/my-vllm-fork/worker/runner.py", "<frozen importlib._bootstrap>"):
+        paste = head + f'  File "{path}", line 9, in f\n    run(x)\nquery_role: tool_call'
+        assert m.lookup(paste)[1] is None, path
+    # vLLM's message under it is still vLLM's; an exception of vLLM's own type, under frames left out, is not the script's
+    assert top(m, head + swift.replace("query_role: tool_call", "ValueError: Unsupported backend: 'x'")) == "e0"
+    m = tiny_matcher(("ValueError", "Unsupported backend: {args.backend}"), ("VLLMValidationError", "Bad request: {x}"))
+    script = head + '  File "/home/u/run.py", line 3, in <module>\n    llm.generate(prompts)\n'
+    assert m.lookup(script + "VLLMValidationError: top_p is out of range today")[1] is None
+    assert m.lookup(script + "query_role: tool_call")[1]["source"] == "code outside vLLM"
 
 
 def test_a_near_match_raised_with_a_type_its_problem_never_had_is_another_programs():

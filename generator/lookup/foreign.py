@@ -221,6 +221,13 @@ FOREIGN_PACKAGES = ("transformers", "torch", "huggingface_hub", "ray", "triton",
 FOREIGN_FRAME_REASON = "the traceback ends in {package}'s own code ({file})"
 
 
+# The innermost frame in a file outside vLLM that no package folder names (a source checkout, a
+# script, Python's own library): what runs there raised it, when nothing else told the paste.
+OUTSIDE_FRAME_REASON = ("the last frame the traceback shows is outside vLLM's code, in {file}: the code there raised it "
+                        "(unless the paste leaves out frames under it)")
+OUTSIDE_FRAME_SOURCE = "code outside vLLM"
+
+
 # Any other installed package: the folder under site-packages (or dist-packages) that holds
 # the innermost frame (vllm_ascend, xformers, flash_attn, openai, ...); vLLM's own is not one.
 SITE_PACKAGE = re.compile(r"/(?:site|dist)-packages/([A-Za-z_]\w*)/")
@@ -262,6 +269,22 @@ def foreign_frame(frames: list[tuple[str, str]], any_package: bool = True) -> tu
     if found and found[-1] != "vllm":
         return 0, found[-1], FOREIGN_FRAME_REASON.format(package=found[-1], file=path.rsplit("/", 1)[-1]), UNMATCHED_ID, 0
     return None
+
+
+def frame_outside_vllm(frames: list[tuple[str, str]], last: tuple[int, str] | None, own_types) -> tuple[int, str, str, str, int] | None:
+    """When no vLLM error matched and no other rule told the paste: the traceback's innermost frame
+    is in no file of vLLM's (nor of a plugin or fork named after it), and not Python's made-up
+    module names ("<frozen importlib._bootstrap>", "<string>"): a source checkout's, a script's or
+    Python's own library's code raised it ("/home/u/ms-swift/swift/llm/template/base.py"). Not
+    when the last exception is of one of vLLM's own types (``own_types``): vLLM raised that, under
+    frames the paste leaves out."""
+    if not frames or last is not None and last[1] in own_types:
+        return None
+    path = frames[-1][0].replace("\\", "/")
+    if "vllm" in path.lower() or path.startswith("<"):
+        return None
+    tail = "/".join(path.rsplit("/", 3)[-3:])  # the file and its folders, enough to find it by
+    return 0, OUTSIDE_FRAME_SOURCE, OUTSIDE_FRAME_REASON.format(file=tail), UNMATCHED_ID, 0
 
 
 # A frame in vLLM whose code line is not a raise but a call into another package

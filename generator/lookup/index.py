@@ -101,6 +101,7 @@ def rules() -> dict:
         # foreign.py
         "foreign_packages": list(foreign.FOREIGN_PACKAGES),
         "foreign_frame_reason": foreign.FOREIGN_FRAME_REASON,
+        "outside_frame_reason": foreign.OUTSIDE_FRAME_REASON, "outside_frame_source": foreign.OUTSIDE_FRAME_SOURCE,
         "not_a_package": list(foreign.NOT_A_PACKAGE),
         "exception_type_reason": foreign.EXCEPTION_TYPE_REASON,
         "foreign_call_reason": foreign.FOREIGN_CALL_REASON,

@@ -37,7 +37,7 @@ from typing import Callable, Iterable
 
 from generator.lookup.clean import ANSI, CODE_FENCE, DROPPED, WEB_SPACE, Origin, clean_paste, squash, squash_text, squashes_longer, without_outer_prefixes
 from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, ISSUE_TAGS, LOGGED_ABOVE_TRACEBACK, WRAPPER, ForeignError, foreign_call, foreign_errors,
-                                      foreign_exception_type, foreign_frame, foreign_rows, from_rows, last_exception, not_vllm, phase_of,
+                                      foreign_exception_type, foreign_frame, foreign_rows, frame_outside_vllm, from_rows, last_exception, not_vllm, phase_of,
                                       raise_vllm_never_wrote, raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID,
                                       UNMATCHED_LINE_ID, LINE_WORDS, unmatched_unnamed, MESSAGE_WORD, VLLM_LOG_LINE_REASON, VLLM_LOG_LINE_SOURCE, innermost_frame,
                                       PROCESS_LINE_REASON, PROCESS_LINE_SOURCE, ANOTHERS_LINE_REASON, ANOTHERS_LINE_SOURCE, UNMATCHED_LINE_REASON)
@@ -882,7 +882,8 @@ class Matcher:
             ranked = ranked or self._logged_there(text)
             foreign = None if ranked else (unmatched_line(cleaned, last) or unmatched_vllm_log_line(text, cleaned)
                                             or unmatched_process_line(text, cleaned) or unmatched_anothers_line(text, cleaned)
-                                            or unmatched_unnamed(text[-LOG_HEADER_TAIL:], cleaned))  # (its end: a log may be megabytes)
+                                            or unmatched_unnamed(text[-LOG_HEADER_TAIL:], cleaned)  # (its end: a log may be megabytes)
+                                            or frame_outside_vllm(frames, last, self.own_types))
         if foreign is None:
             return ranked[:top], None
         line_end, source, reason, foreign_id, at = foreign

@@ -1089,6 +1089,7 @@
       foreignCallReason: rules.foreign_call_reason,
       foreignPackages: rules.foreign_packages.slice(),
       foreignFrameReason: rules.foreign_frame_reason,
+      outsideFrameReason: rules.outside_frame_reason, outsideFrameSource: rules.outside_frame_source,
       quoteHead: rules.quote_head,
       notVllm: rules.not_vllm.map(([source, keywords, pattern, reason, weak, id]) => ({
         source,
@@ -1685,6 +1686,16 @@
       return null;
     }
 
+    /** foreign.py frame_outside_vllm(): the innermost frame is in no file of vLLM's, nor Python's made-up "<...>";
+     *  not under an exception of vLLM's own types. */
+    frameOutsideVllm(frames, last) {
+      if (!frames.length || (last !== null && this.ownTypeNames().has(fromSlots(last[1])))) return null;
+      const path = frames[frames.length - 1][0].replace(/\\/g, "/");
+      if (path.toLowerCase().includes("vllm") || path.startsWith("<")) return null;
+      const tail = path.split("/").slice(-3).join("/");
+      return [0, this.rules.outsideFrameSource, pyFormat(this.rules.outsideFrameReason, { file: tail }), this.rules.unmatched.id, 0];
+    }
+
     /** The package whose module the last exception's type is in (foreign.py: foreign_exception_type). */
     foreignExceptionType(cleaned, last) {
       if (last === null) return null;
@@ -2135,7 +2146,8 @@
       if (foreign === null) {
         if (!best.length && raw !== undefined) best = this.loggedThere(raw);
         if (!best.length) foreign = this.unmatchedLine(cleaned, last) || (raw !== undefined ? this.unmatchedVllmLogLine(raw, cleaned) || this.unmatchedProcessLine(raw, cleaned)
-        || this.unmatchedAnothersLine(raw, cleaned) || this.unmatchedUnnamed(raw.slice(-this.rules.logHeaderTail), cleaned) : null);
+        || this.unmatchedAnothersLine(raw, cleaned) || this.unmatchedUnnamed(raw.slice(-this.rules.logHeaderTail), cleaned) : null)
+          || this.frameOutsideVllm(frames, last);
       }
       if (foreign === null) {
         return { matches: best.slice(0, top).map((m) => m.toJSON()), not_vllm: null, releases: this.releasesOf(cleaned, frames, best.slice(0, top)) };
