@@ -3340,3 +3340,16 @@ def test_the_new_near_rules_on_the_corpus_bundle(history_matcher):
         assert matches and matches[0].error.id == want and matches[0].verdict == "partial", (paste, matches[:1])
     matches, foreign = history_matcher.lookup("Please set `use_tensor_cores=True` in BatchDecodeWithPagedKVCacheWrapper for group size 3")
     assert matches == [] and foreign["id"] == "message-not-in-vllm" and foreign["reason"].startswith("nothing in the paste names vLLM")
+
+
+def test_this_sessions_rules_on_real_pastes_and_the_corpus_bundle(history_matcher):
+    """On the real releases and two real pastes: ms-swift's traceback that ends in its own source
+    checkout is another program's (frame_outside_vllm), and an issue title cut inside the first
+    value of the Marlin message goes to the problem the pin raises, not to v0.5's message with
+    fewer placeholders after the cut (_holes_shown)."""
+    swift = json.loads((DATA / "pastes" / "uf-029-swift-grpo-agent-query-role-assert.json").read_text())
+    matches, foreign = history_matcher.lookup(swift["paste"])
+    assert matches == [] and foreign["source"] == "code outside vLLM" and "template/base.py" in foreign["why"], foreign
+    marlin = json.loads((DATA / "pastes" / "rl-022-marlin-not-support-uint4b8-qwen2-gptq.json").read_text())
+    matches, _ = history_matcher.lookup(marlin["paste"])
+    assert matches and marlin["expected"] in {matches[0].error.id, (matches[0].current or matches[0].error).id}, matches[:2]

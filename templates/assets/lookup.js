@@ -1406,7 +1406,7 @@
         info.summary = error.summary;
         info.steps = error.steps.slice();
         info.url = error.url;
-        // match.py: told from this paste (which package, which type), where the page is general
+        // match.py: told from this paste (which package, which type; which header, or that nothing names vLLM), where the page is general
         if (foreignId === this.rules.unmatched.id
             || foreignId === this.rules.unmatchedLine.id && reason !== this.rules.unmatchedLine.reason) info.why = reason;
         const phase = this.phaseOf(foreignId, frames);
@@ -2893,7 +2893,6 @@
     return found !== null && found.index === 0;
   }
 
-  /** match.py _opening_run(): squashed characters of the message's first chunks, each found whole, up to the first that is not. */
   /** match.py _holes_shown(): the holes up to where a paste cut short stops showing the template. */
   function holesShown(entry, bounds, truncated, openValue) {
     if (!truncated) return entry.holes.length;
@@ -2903,6 +2902,7 @@
     return owner + (openValue && owner < entry.holes.length ? 1 : 0);
   }
 
+  /** match.py _opening_run(): squashed characters of the message's first chunks, each found whole, up to the first that is not. */
   function openingRun(bounds, chunks) {
     let run = 0;
     for (let i = 0; i < chunks.length; i++) {
