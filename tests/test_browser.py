@@ -52,6 +52,14 @@ EDGE_PASTES = {
     # a traceback that ends in a file of no package and none of vLLM's (foreign.py: frame_outside_vllm)
     "a traceback that ends outside vLLM": ('Traceback (most recent call last):\n  File "C:\\Users\\u\\ms-swift\\swift\\llm\\base.py", '
                                            "line 1107, in _swift_encode\n    assert query_role in ('user', 'tool')\nquery_role: tool_call"),
+    # a tool's prefix on every line, read off before vLLM's header (clean.py: COLLECTOR_PREFIX,
+    # and DOCKER_COMPOSE_PREFIX for a container's own name); the first one wraps at the terminal
+    "a container's own name before every line": "\n".join("vllm-server  | " + line for line in (
+        "(EngineCore_DP0 pid=1) ERROR 12-01 10:00:00 [core.py:88] EngineCore failed to start.",
+        "(EngineCore_DP0 pid=1) ERROR 12-01 10:00:00 [core.py:88] Traceback (most recent call last):",
+        "(EngineCore_DP0 pid=1) ERROR 12-01 10:00:00 [core.py:88] ValueError: " + ATTENTION.format(28, 8)[:40])) + "\n" + ATTENTION.format(28, 8)[40:],
+    "kubectl's prefix before every line": "\n".join("[pod/vllm-0/vllm] " + line for line in (
+        "WARNING 12-01 10:00:00 [config.py:1] Casting torch.bfloat16 to torch.float16.", "0: x", "ERROR    | y")),
     "a blob that names vLLM nowhere": "ab_c 1234567890 1234567890 1234567890 de fg\n" + "\ufffd use_tensor_cores=True in BatchDecode\n",
     "a reason alone": "[Bug]: Gemma on SM120 fails: attention sinks not supported by every compatible backend",
     "a reason worded by its message": "[Bug]: ExllamaLinearKernel cannot implement due to: Group size (32) does not evenly divide the number of input features (4304)",

@@ -153,6 +153,23 @@ def test_a_prefix_on_most_lines_is_removed_and_a_repeated_message_kept():
     assert clean_paste("ValueError: a\nValueError: b\nValueError: c") == "ValueError: a\nValueError: b\nValueError: c"
 
 
+def test_a_tools_prefix_on_every_line_is_read_off_before_vllms_own():
+    """docker compose with a container's own name ("vllm-server  | "), podman's "[vllm] | ",
+    kubectl logs --prefix and srun --label put their prefix in front of vLLM's process name and
+    log header on every line: cleaning reads it off first, so the header behind it is read as
+    one. A level's column of another logger ("ERROR    | ", loguru's) is no container's name."""
+    log = ("(EngineCore_DP0 pid=1) ERROR 12-01 10:00:00 [core.py:88] EngineCore failed to start.\n"
+           "(EngineCore_DP0 pid=1) ERROR 12-01 10:00:00 [core.py:88] Traceback (most recent call last):\n"
+           "(EngineCore_DP0 pid=1) ERROR 12-01 10:00:00 [core.py:88] ValueError: boom")
+    assert clean_paste(log) == "EngineCore failed to start.\nTraceback (most recent call last):\nValueError: boom"
+    for prefix in ("vllm-server  | ", "qwen3-30b-a3b  | ", "[vllm] | ", "[pod/vllm-0/vllm] ", "0: "):
+        assert clean_paste("\n".join(prefix + line for line in log.split("\n"))) == clean_paste(log), prefix
+    # one line of a container whose name has no number
+    assert clean_paste("vllm-qwen  | WARNING 12-01 10:00:00 [config.py:1] Casting x.") == "Casting x."
+    assert clean_paste("ERROR    | boom") == "ERROR    | boom"
+    assert clean_paste("[vllm] a\n[vllm] b\nc\nd\ne") == "[vllm] a\n[vllm] b\nc\nd\ne"  # on 2 of 5 lines: not a prefix
+
+
 def test_log_records_run_together_on_one_line_are_cut_apart():
     flat = ('File "/x/vllm/a.py", line 2, in f ERROR 11-04 18:02:56 [executor.py:597] raise RuntimeError(x) '
             "(Worker pid=3) INFO 11-04 18:02:56 [a.py:1] chatter ERROR 11-04 18:02:56 [executor.py:597] RuntimeError: NCCL error: boom")
@@ -3353,3 +3370,17 @@ def test_this_sessions_rules_on_real_pastes_and_the_corpus_bundle(history_matche
     marlin = json.loads((DATA / "pastes" / "rl-022-marlin-not-support-uint4b8-qwen2-gptq.json").read_text())
     matches, _ = history_matcher.lookup(marlin["paste"])
     assert matches and marlin["expected"] in {matches[0].error.id, (matches[0].current or matches[0].error).id}, matches[:2]
+
+
+def test_real_pastes_behind_a_containers_own_name_and_kubectls_prefix(history_matcher):
+    """On the real releases: real pastes, each line behind a prefix these tools write, get the
+    answer the paste gets as given: docker compose's for a container with its own name (no
+    "-1"), and kubectl logs --prefix's. Before COLLECTOR_PREFIX and the wider
+    DOCKER_COMPOSE_PREFIX these lost their log headers' reading."""
+    for name in ("ll-029-stepcodex-deepgemm-missing.json", "lr-026-get-state-cls-notimplemented-trl.json",
+                 "a-056-invalid-repo-id-chained-from-config-format.json"):
+        paste = json.loads((DATA / "pastes" / name).read_text())
+        for prefix in ("vllm-server  | ", "[pod/vllm-0/vllm] "):
+            matches, _ = history_matcher.lookup("\n".join(prefix + line for line in paste["paste"].split("\n")))
+            assert matches and paste["expected"] in {matches[0].error.id, (matches[0].current or matches[0].error).id}, (name, prefix, matches[:2])
+

@@ -37,7 +37,10 @@ PREFIX_ROUNDS = 6  # prefixes stack: "vllm-1  | (APIServer pid=1) ERROR ... ] "
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]|(?<!\])\[\d{1,3}(?:;\d{1,3})*m(?!\])|(?<![\w\]])\[m(?![\w.-])")
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[nrt\"'\\/])")
-DOCKER_COMPOSE_PREFIX = re.compile(r"^[\w.-]+-\d+\s+\|\s?")  # docker-compose: "vllm-1  | "
+# docker compose's service name, "vllm-1  | ", or a container's own name ("vllm-server  | ",
+# "qwen3-30b-a3b  | ": a service with container_name set); a level's column of another
+# logger ("ERROR    | ", loguru's) is no name
+DOCKER_COMPOSE_PREFIX = re.compile(r"^(?!(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|SUCCESS|TRACE)\b)[\w.-]+[ \t]+\|[ \t]?")
 RANK_PREFIX = re.compile(r"^\s*\[rank\d+\]:\s?")  # torchrun's [rank0]:
 QUOTE_PREFIX = re.compile(r"^\s*>\s?")  # a quoted reply on GitHub
 # What a container's log collector or a reply put before each line, around any program's log
@@ -143,6 +146,11 @@ CODE_LINE = re.compile(r"\s+\S")  # indented
 # It holds a digit: "ValueError: " repeated down a log is a message, not a prefix.
 SHARED_PREFIX = re.compile(r"^(?=[^\s:|]*\d)[^\s:|]{1,24}(?:\]|:|\|) ")
 SHARED_PREFIX_SHARE = 0.6  # of the paste's non-blank lines, and at least 3
+# ... and, read before anything else on the lines, where it opens most of them: a tool's prefix
+# on every line, in front of vLLM's own (docker compose's and podman's service, "vllm  | ",
+# "[vllm] | "; kubectl logs --prefix, "[pod/vllm-0/vllm] "; srun --label, "0: "), so that the
+# process names and log headers after it are read as at a line's start
+COLLECTOR_PREFIX = re.compile(r"^(?:[\w.-]{1,60}[ \t]+\|[ \t]?|\[[\w./:-]{1,100}\](?:[ \t]+\|)?[ \t]|(?=[^\s:|]*\d)[^\s:|]{1,24}(?:\]|:|\|) )")
 
 
 # A vLLM INFO/DEBUG header anywhere in the line's prefix.
@@ -202,8 +210,11 @@ def clean_paste(text: str) -> str:
         text = FULL_WIDTH_TYPE_COLON.sub(r"\1: ", text)
     text = SHOWN_CR.sub("", text)
     lines = []
-    for raw in (record for line in join_hard_wraps(dedented(text.replace("\r\n", "\n").replace("\r", "\n").split("\n")))
-                for piece in split_records(line) for part in split_access_records(piece)
+    given = dedented(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    collector = _shared_prefix(given, COLLECTOR_PREFIX)
+    for raw in (record for line in join_hard_wraps(given, collector)
+                for piece in split_records(line[len(collector):] if collector and line.startswith(collector) else line)
+                for part in split_access_records(piece)
                 for record in split_traceback(part)):
         line = without_prefixes(raw)
         if ACCESS_LOG.search(raw):
@@ -245,15 +256,17 @@ def dedented(lines: list[str]) -> list[str]:
     return lines if not common else [line[len(common) :] if line.startswith(common) else line for line in lines]
 
 
-def join_hard_wraps(lines: list[str]) -> list[str]:
-    """``lines`` with the lines a terminal cut at its width joined again (``HARD_WRAP_WIDTH``)."""
+def join_hard_wraps(lines: list[str], collector: str | None = None) -> list[str]:
+    """``lines`` with the lines a terminal cut at its width joined again (``HARD_WRAP_WIDTH``);
+    a line that opens with the ``collector`` prefix of every line is a line of its own."""
     width = max(map(len, lines), default=0)
     if width < HARD_WRAP_WIDTH or len({line for line in lines if len(line) == width}) < HARD_WRAP_LINES:
         return lines
     joined = [lines[0]]
     cut = len(lines[0]) == width
     for line in lines[1:]:
-        if (cut and (not _starts_own_line(line) or _rest_of_a_cut_word(joined[-1], line))
+        own = _starts_own_line(line) or bool(collector) and line.startswith(collector)
+        if (cut and (not own or _rest_of_a_cut_word(joined[-1], line))
                 and not (WHOLE_FRAME.match(joined[-1]) and CODE_LINE.match(line))):
             joined[-1] += line
         else:
@@ -356,18 +369,26 @@ def split_traceback(line: str) -> list[str]:
     return _cut_at(line, cuts)
 
 
-def _without_shared_prefix(lines: list[str]) -> list[str]:
-    """``lines`` less the ``SHARED_PREFIX`` most of them start with (the first of the most
-    common, on a tie), where there is one."""
+def _shared_prefix(lines: list[str], pattern: re.Pattern) -> str | None:
+    """The prefix of ``pattern`` that most of ``lines`` start with (the first of the most
+    common, on a tie), where one starts ``SHARED_PREFIX_SHARE`` of them and 3 or more."""
     counts: dict[str, int] = {}
     for line in lines:
-        found = SHARED_PREFIX.match(line)
+        found = pattern.match(line)
         if found:
             counts[found.group(0)] = counts.get(found.group(0), 0) + 1
     if not counts:
-        return lines
+        return None
     prefix = max(counts, key=lambda p: counts[p])  # max keeps the first of equals
     if counts[prefix] < max(3, SHARED_PREFIX_SHARE * sum(1 for line in lines if line.strip())):
+        return None
+    return prefix
+
+
+def _without_shared_prefix(lines: list[str]) -> list[str]:
+    """``lines`` less the ``SHARED_PREFIX`` most of them start with, where there is one."""
+    prefix = _shared_prefix(lines, SHARED_PREFIX)
+    if prefix is None:
         return lines
     return [line[len(prefix):] if line.startswith(prefix) else line for line in lines]
 

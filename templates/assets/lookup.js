@@ -275,18 +275,24 @@
     return at !== -1 && at + sub.length <= end ? at : -1;
   }
 
-  /** clean._without_shared_prefix: the lines less the short prefix most of them start with. */
-  function withoutSharedPrefix(lines, rules) {
+  /** clean._shared_prefix: the prefix of the pattern most of the lines start with, or null. */
+  function sharedPrefixOf(lines, pattern, rules) {
     const counts = new Map();
     for (const line of lines) {
-      const found = rules.sharedPrefix.exec(line);
+      const found = pattern.exec(line);
       if (found) counts.set(found[0], (counts.get(found[0]) || 0) + 1);
     }
     let prefix = null;
     for (const [key, count] of counts) if (prefix === null || count > counts.get(prefix)) prefix = key;
-    if (prefix === null) return lines;
+    if (prefix === null) return null;
     const nonBlank = lines.filter((line) => pyStrip(line) !== "").length;
-    if (counts.get(prefix) < Math.max(3, rules.sharedPrefixShare * nonBlank)) return lines;
+    return counts.get(prefix) < Math.max(3, rules.sharedPrefixShare * nonBlank) ? null : prefix;
+  }
+
+  /** clean._without_shared_prefix: the lines less the short prefix most of them start with. */
+  function withoutSharedPrefix(lines, rules) {
+    const prefix = sharedPrefixOf(lines, rules.sharedPrefix, rules);
+    if (prefix === null) return lines;
     return lines.map((line) => (line.startsWith(prefix) ? line.slice(prefix.length) : line));
   }
 
@@ -806,8 +812,9 @@
    * patterns (Python syntax, flags inline) rewritten for JavaScript. Nothing here is a copy.
    */
   /** clean.split_records: ``line`` cut before each log record it holds, when it holds two or more. */
-  /** clean.py join_hard_wraps(): the lines a terminal cut at its width joined again. */
-  function joinHardWraps(lines, rules) {
+  /** clean.py join_hard_wraps(): the lines a terminal cut at its width joined again; one that
+   * opens with the collector's prefix of every line is a line of its own. */
+  function joinHardWraps(lines, rules, collector) {
     let width = 0;
     for (const line of lines) width = Math.max(width, line.length);
     if (width < rules.hardWrapWidth || new Set(lines.filter((l) => l.length === width)).size < rules.hardWrapLines)
@@ -818,7 +825,8 @@
       const before = joined[joined.length - 1];
       // clean.py _rest_of_a_cut_word(): a type's name cut inside its first word goes on the line before
       const restOfAWord = /[A-Za-z0-9]$/.test(before) && atStart(rules.cutTypeName, line);
-      if (cut && (!startsOwnLine(line, rules) || restOfAWord) && !(atStart(rules.wholeFrame, before) && atStart(rules.codeLine, line)))
+      const own = startsOwnLine(line, rules) || (collector !== null && line.startsWith(collector));
+      if (cut && (!own || restOfAWord) && !(atStart(rules.wholeFrame, before) && atStart(rules.codeLine, line)))
         joined[joined.length - 1] += line;
       else joined.push(line);
       cut = line.length === width;
@@ -938,6 +946,7 @@
       linePrefixes: rules.line_prefixes.map((source) => pyRegex(source)),
       outerPrefixes: rules.outer_prefixes.map((source) => pyRegex(source)),
       sharedPrefix: pyRegex(patterns.shared_prefix),
+      collectorPrefix: pyRegex(patterns.collector_prefix),
       sharedPrefixShare: rules.shared_prefix_share,
       chatter: pyRegex(patterns.chatter),
       codeFence: pyRegex(patterns.code_fence),
@@ -1553,8 +1562,11 @@
       text = text.replace(rules.shownCr, "");
       const lines = [];
       const records = [];
-      for (const line of joinHardWraps(dedented(text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n"), rules), rules))
-        for (const piece of splitRecords(line, rules))
+      const given = dedented(text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n"), rules);
+      // clean.py's COLLECTOR_PREFIX: a tool's prefix on most lines, read off before anything else
+      const collector = sharedPrefixOf(given, rules.collectorPrefix, rules);
+      for (const line of joinHardWraps(given, rules, collector))
+        for (const piece of splitRecords(collector !== null && line.startsWith(collector) ? line.slice(collector.length) : line, rules))
           for (const part of splitAccessRecords(piece, rules)) records.push(...splitTraceback(part, rules));
       for (const raw of records) {
         const line = withoutPrefixes(raw, rules);
