@@ -3384,3 +3384,13 @@ def test_real_pastes_behind_a_containers_own_name_and_kubectls_prefix(history_ma
             matches, _ = history_matcher.lookup("\n".join(prefix + line for line in paste["paste"].split("\n")))
             assert matches and paste["expected"] in {matches[0].error.id, (matches[0].current or matches[0].error).id}, (name, prefix, matches[:2])
 
+
+def test_an_ellipsis_stands_for_the_words_it_leaves_out():
+    """A quote that leaves words out of the message's middle and says so with "..." (or "\u2026")
+    matches: the chunks the ellipsis stands for are not missing. The same gap without one is
+    other words, and no match."""
+    m = tiny_matcher(("ValueError", "DeepSeek V4.1 Engram does not support DBO or microbatching. Disable --enable-dbo and set --ubatch-size to 0."))
+    assert top(m, "ValueError: DeepSeek V4.1 Engram does not support... set --ubatch-size to 0.") == "e0"
+    assert top(m, "ValueError: DeepSeek V4.1 Engram does not support\u2026 set --ubatch-size to 0.") == "e0"
+    assert top(m, "ValueError: DeepSeek V4.1 Engram does not support it, so please set --ubatch-size to 0.") is None
+

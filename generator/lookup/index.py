@@ -159,6 +159,7 @@ def rules() -> dict:
             "labelled_in_exception": _source(match.LABELLED_IN_EXCEPTION),
             "shared_prefix": _source(clean.SHARED_PREFIX),
             "collector_prefix": _source(clean.COLLECTOR_PREFIX),
+            "ellipsis_mark": _source(match.ELLIPSIS_MARK),
             "chatter_keep": _source(clean.CHATTER_KEEP),
             "web_space": _source(clean.WEB_SPACE),
             "curly_single": _source(clean.CURLY_SINGLE),

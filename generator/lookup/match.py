@@ -1328,6 +1328,8 @@ class Matcher:
                 start = lead[0]
         slack = 0  # how far a chunk may be from where it is expected (after missing ones)
         value_before = False  # a hole's value lies before pos: the chunk after it was not found
+        run_missing = 0  # what the chunks not found since the last one found count as missing
+        run_start = 0  # ... and where the paste's text after that one begins
         name_start = start - len(entry.exception) - 1
         exception_beside = (flat[max(0, name_start) : start] == entry.exception + ":"
                             # the whole name: a log entry's level ("error") is not the end of
@@ -1370,8 +1372,11 @@ class Matcher:
                     stop = len(chunk) - len(words)
                     break
             if at != -1:
-                if not hole:
+                if run_missing and _elided_between(cleaned, origin[run_start - 1] + 1 if run_start else 0, origin[at]):
+                    missing -= run_missing  # the user's "..." stands for the words left out: "does not support... set --ubatch-size to 0."
+                elif not hole:
                     missing += (at - pos) // 2  # words inserted into the message
+                run_missing = 0
                 bounds[i] = (at, at + len(chunk) - stop)
                 matched += len(chunk)
                 pos = at + len(chunk) - stop
@@ -1390,7 +1395,7 @@ class Matcher:
                 missing += len(chunk)
                 bounds[i] = (anchor, until)
                 pos = until
-                slack, value_before = 0, False
+                slack, value_before, run_missing = 0, False, 0
                 continue
             rest = len(flat) - pos
             # Does the paste (or its line) stop here, inside this chunk or in the hole
@@ -1479,11 +1484,15 @@ class Matcher:
                     missing += sum(len(c) for c in chunks[i:]) - overlap
                 break
             if got:  # its start only, and the paste goes on: the chunk's last words differ
+                run_start = run_start if run_missing else pos
                 matched, missing, pos, slack = matched + got, missing + len(chunk), until, len(chunk) - got
+                run_missing += len(chunk)
                 bounds[i] = (anchor, until)
                 value_before = False
                 continue
+            run_start = run_start if run_missing else pos
             missing += len(chunk)
+            run_missing += len(chunk)
             slack += len(chunk)
             # the value before a chunk that was not found has no known end: the next chunk may
             # be any way on, and what lies between is the value, not words added to the message
@@ -2081,6 +2090,17 @@ def _cut_head_shown(cleaned: str, position: int, own: str) -> int | None:
     if own.endswith(rest):
         return len(rest)
     return None
+
+
+ELLIPSIS_MARK = re.compile(r"\.\.\.|\u2026")  # also in the browser
+
+
+def _elided_between(cleaned: str, start: int, end: int) -> bool:
+    """Whether the paste says, between ``start`` and ``end`` on one line, that it left words out
+    there: an ellipsis ("Engram does not support... set --ubatch-size to 0."). The chunks of
+    the message that it stands for are not missing, as words after a cut are not."""
+    between = cleaned[start:end]
+    return "\n" not in between and ELLIPSIS_MARK.search(between) is not None
 
 
 def _at_line_end(text: str, position: int) -> bool:

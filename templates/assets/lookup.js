@@ -947,6 +947,7 @@
       outerPrefixes: rules.outer_prefixes.map((source) => pyRegex(source)),
       sharedPrefix: pyRegex(patterns.shared_prefix),
       collectorPrefix: pyRegex(patterns.collector_prefix),
+      ellipsisMark: pyRegex(patterns.ellipsis_mark),
       sharedPrefixShare: rules.shared_prefix_share,
       chatter: pyRegex(patterns.chatter),
       codeFence: pyRegex(patterns.code_fence),
@@ -2485,6 +2486,8 @@
       }
       let slack = 0;
       let valueBefore = false; // match.py: a hole's value lies before pos, the chunk after it not found
+      let runMissing = 0; // match.py: what the chunks not found since the last one found count as missing
+      let runStart = 0; // ... and where the paste's text after that one begins
       const nameStart = start - entry.exception.length - 1;
       const exceptionBeside = (flat.slice(Math.max(0, nameStart), start) === entry.exception + ":"
           // match.py: the whole name, not the end of another ("RuntimeError" is not the level "Error")
@@ -2527,7 +2530,10 @@
           }
         }
         if (at !== -1) {
-          if (!hole) missing += Math.floor((at - pos) / 2);
+          // match.py _elided_between(): the user's "..." stands for the words left out
+          if (runMissing && elidedBetween(cleaned, runStart ? origin.get(runStart - 1) + 1 : 0, origin.get(at), rules)) missing -= runMissing;
+          else if (!hole) missing += Math.floor((at - pos) / 2);
+          runMissing = 0;
           bounds[i] = [at, at + chunk.length - stop];
           matched += chunk.length;
           pos = at + chunk.length - stop;
@@ -2548,6 +2554,7 @@
           pos = part[1];
           slack = 0;
           valueBefore = false;
+          runMissing = 0;
           continue;
         }
         const rest = flat.length - pos;
@@ -2635,15 +2642,19 @@
         }
         if (part[0]) {
           // its start only, and the paste goes on: the chunk's last words differ (match.py)
+          if (!runMissing) runStart = pos;
           matched += part[0];
           missing += chunk.length;
+          runMissing += chunk.length;
           bounds[i] = [anchor, part[1]];
           pos = part[1];
           slack = chunk.length - part[0];
           valueBefore = false;
           continue;
         }
+        if (!runMissing) runStart = pos;
         missing += chunk.length;
+        runMissing += chunk.length;
         slack += chunk.length;
         // the value before a chunk not found has no known end: what lies between is the value
         valueBefore = hole;
@@ -3569,6 +3580,12 @@
       shown.from_paste = found;
     }
     return shown;
+  }
+
+  /** match.py _elided_between(): an ellipsis on one line between start and end. */
+  function elidedBetween(cleaned, start, end, rules) {
+    const between = cleaned.slice(start, end);
+    return !between.includes("\n") && rules.ellipsisMark.test(between);
   }
 
   function atLineEnd(text, position) {
