@@ -3394,3 +3394,18 @@ def test_an_ellipsis_stands_for_the_words_it_leaves_out():
     assert top(m, "ValueError: DeepSeek V4.1 Engram does not support\u2026 set --ubatch-size to 0.") == "e0"
     assert top(m, "ValueError: DeepSeek V4.1 Engram does not support it, so please set --ubatch-size to 0.") is None
 
+
+def test_a_context_window_of_openais_own_models_is_openais_answer(history_matcher):
+    """On the real releases: the refusal vLLM copied from OpenAI, with a window only OpenAI's own
+    models have (4,097 tokens: gpt-3.5-turbo), is OpenAI's answer, not vLLM's message; the same
+    words with a window a served model has stay vLLM's."""
+    for name in ("pj-008-openai-context-length-vllm-wording.json", "qx-020-autogpt-openai-context-4097.json"):
+        paste = json.loads((DATA / "pastes" / name).read_text())
+        matches, foreign = history_matcher.lookup(paste["paste"])
+        assert foreign is not None and foreign["id"] == "openai-api-error" and foreign["role"] == "answer", (name, foreign, matches[:1])
+    served = ("openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': \"This model's maximum context length is "
+              "4096 tokens. However, you requested 4203 tokens (3703 in the messages, 500 in the completion). Please reduce the "
+              "length of the messages or completion.\", 'type': 'BadRequestError', 'param': None, 'code': 400}")
+    matches, foreign = history_matcher.lookup(served)
+    assert matches and matches[0].score >= 0.9 and (foreign is None or foreign["role"] != "answer"), (matches[:1], foreign)
+
