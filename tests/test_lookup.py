@@ -3393,6 +3393,9 @@ def test_an_ellipsis_stands_for_the_words_it_leaves_out():
     assert top(m, "ValueError: DeepSeek V4.1 Engram does not support... set --ubatch-size to 0.") == "e0"
     assert top(m, "ValueError: DeepSeek V4.1 Engram does not support\u2026 set --ubatch-size to 0.") == "e0"
     assert top(m, "ValueError: DeepSeek V4.1 Engram does not support it, so please set --ubatch-size to 0.") is None
+    # ... also inside a chunk of three words, its start and end shown around the ellipsis
+    m = tiny_matcher(("ValueError", "trace_decode_token_ids is not supported with prompt_logprobs."))
+    assert top(m, "ValueError: trace_decode_token_ids is not... with prompt_logprobs.") == "e0"
 
 
 def test_a_context_window_of_openais_own_models_is_openais_answer(history_matcher):

@@ -1392,7 +1392,11 @@ class Matcher:
                 got, until, ended = _chunk_in_part(flat, anchor, chunk, anchor + (slack if anchor == pos else 0) + WINDOW + len(chunk))
             if ended:
                 matched += got
-                missing += len(chunk)
+                after = run_start if run_missing else pos  # the paste's text after the last chunk found whole
+                if _elided_between(cleaned, origin[after - 1] + 1 if after else 0, origin[until - 1]):
+                    missing -= run_missing  # "is not... with prompt_logprobs.": the "..." stands for the chunk's middle (and chunks before it)
+                else:
+                    missing += len(chunk)
                 bounds[i] = (anchor, until)
                 pos = until
                 slack, value_before, run_missing = 0, False, 0

@@ -2549,7 +2549,10 @@
           part = chunkInPart(flat, anchor, chunk, anchor + (anchor === pos ? slack : 0) + rules.window + chunk.length, rules);
         if (part[2]) {
           matched += part[0];
-          missing += chunk.length; // found, but not as vLLM worded it: missing for the score (match.py)
+          const after = runMissing ? runStart : pos; // the paste's text after the last chunk found whole
+          // match.py: the user's "..." stands for the chunk's middle (and chunks before it)
+          if (elidedBetween(cleaned, after ? origin.get(after - 1) + 1 : 0, origin.get(part[1] - 1), rules)) missing -= runMissing;
+          else missing += chunk.length; // found, but not as vLLM worded it: missing for the score (match.py)
           bounds[i] = [anchor, part[1]];
           pos = part[1];
           slack = 0;
