@@ -63,6 +63,7 @@ EDGE_PASTES = {
     # the user's ellipsis for words left out of the message's middle (match.py: _elided_between)
     "an ellipsis for words left out": "ValueError: Total number of attention heads (28)... tensor parallel size (8).",
     "an ellipsis inside a chunk": "ValueError: Total number of attention heads (28) must be... parallel size (8).",
+    "an ellipsis, then a sentence without its stop": "exceeds available Mamba cache blocks (95)... CUDA graph capture cannot proceed",
     "an ellipsis after a value for words left out": "[Bug]: ValueError: Total number of attention heads (28\u2026 parallel size (8).",
     "a blob that names vLLM nowhere": "ab_c 1234567890 1234567890 1234567890 de fg\n" + "\ufffd use_tensor_cores=True in BatchDecode\n",
     "a reason alone": "[Bug]: Gemma on SM120 fails: attention sinks not supported by every compatible backend",

@@ -3412,3 +3412,12 @@ def test_a_context_window_of_openais_own_models_is_openais_answer(history_matche
     matches, foreign = history_matcher.lookup(served)
     assert matches and matches[0].score >= 0.9 and (foreign is None or foreign["role"] != "answer"), (matches[:1], foreign)
 
+
+def test_a_quote_from_mid_message_with_an_ellipsis_and_a_sentence_without_its_stop(history_matcher):
+    """On the real releases and a real paste (ob-014): a quote that opens inside the Mamba message,
+    leaves its middle out with "..." and stops at the end of a later sentence without its full
+    stop is that message (_elided_between, _stop_left_out)."""
+    paste = json.loads((DATA / "pastes" / "ob-014-homeops-mamba-cache-blocks.json").read_text())
+    matches, _ = history_matcher.lookup(paste["paste"])
+    assert matches and paste["expected"] in {matches[0].error.id, (matches[0].current or matches[0].error).id}, matches[:2]
+

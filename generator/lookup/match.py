@@ -1351,9 +1351,11 @@ class Matcher:
             chunk = chunks[i]
             hole = owners[i] != owners[i - 1] or value_before  # a value of any length may lie before it
             # An issue title, or a sentence that goes on ("... timed out on DGX Spark"), drops the
-            # message's last full stop: the stop is no word of vLLM's, and is not missing.
+            # message's last full stop: the stop is no word of vLLM's, and is not missing; so does
+            # a quote that stops at an earlier sentence's end, where its line ends ("... CUDA
+            # graph capture cannot proceed" after an ellipsis).
             stop = 0
-            for words in (chunk, chunk[:-1]) if i == len(chunks) - 1 and len(chunk) > 1 and chunk[-1] == "." else (chunk,):
+            for words in (chunk, chunk[:-1]) if len(chunk) > 1 and chunk[-1] == "." else (chunk,):
                 if hole:
                     at = flat.find(words, pos)  # a hole lies before it: any value
                     if at != -1 and pos and FRAME_TAIL.search(cleaned, origin[pos - 1] + 1, origin[at]):
@@ -1368,6 +1370,8 @@ class Matcher:
                     at = flat.find(words, pos, pos + slack + WINDOW + len(words))
                 if at != -1 and words is not chunk and _word_goes_on(cleaned, origin[at + len(words) - 1] + 1, words):
                     at = -1  # "timed outside" is no "timed out." without its stop
+                if at != -1 and words is not chunk and i < len(chunks) - 1 and not _at_line_end(cleaned, origin[at + len(words) - 1] + 1):
+                    at = -1  # a sentence before the message's last, without its stop, only where the line ends
                 if at != -1:
                     stop = len(chunk) - len(words)
                     break
@@ -2165,10 +2169,20 @@ def _later_words_follow(flat: str, origin: Origin, cleaned: str, pos: int, later
     "..." a user cut it with."""
     later = [c for c in later if any(ch.isalnum() for ch in c)]
     if not after_hole or pos >= len(flat):
-        return any(flat.find(c, pos) != -1 for c in later)
+        return any(flat.find(c, pos) != -1 or _stop_left_out(flat, origin, cleaned, pos, c) != -1 for c in later)
     line_end = cleaned.find("\n", origin[pos])
     line_end = len(cleaned) if line_end == -1 else line_end
-    return any((at := flat.find(c, pos)) != -1 and origin[at] < line_end for c in later)
+    return any((at := flat.find(c, pos)) != -1 and origin[at] < line_end
+               or (at := _stop_left_out(flat, origin, cleaned, pos, c)) != -1 and origin[at] < line_end for c in later)
+
+
+def _stop_left_out(flat: str, origin: Origin, cleaned: str, pos: int, chunk: str) -> int:
+    """Where a chunk that ends a sentence is found after ``pos`` without its full stop, at the
+    end of a line ("... CUDA graph capture cannot proceed" quoted without the "."), or -1."""
+    if len(chunk) < 2 or chunk[-1] != ".":
+        return -1
+    at = flat.find(chunk[:-1], pos)
+    return at if at != -1 and _at_line_end(cleaned, origin[at + len(chunk) - 2] + 1) else -1
 
 
 OPEN_VALUE_LINES = 4  # lines a value left open (a quoted error of several lines) may run on

@@ -2510,7 +2510,8 @@
         let at = -1;
         // match.py: an issue title, or a sentence that goes on, drops the message's last full stop
         let stop = 0;
-        const tries = i === chunks.length - 1 && chunk.length > 1 && chunk.endsWith(".") ? [chunk, chunk.slice(0, -1)] : [chunk];
+        // (a sentence before the message's last one, only where the paste's line ends)
+        const tries = chunk.length > 1 && chunk.endsWith(".") ? [chunk, chunk.slice(0, -1)] : [chunk];
         for (const words of tries) {
           if (hole) {
             at = pyFind(flat, words, pos);
@@ -2523,6 +2524,7 @@
           if (at !== -1 && words !== chunk) {
             const after = origin.get(at + words.length - 1) + 1; // match.py: "timed outside" is no "timed out." without its stop
             if (after < cleaned.length && /^[A-Za-z0-9]$/.test(words[words.length - 1]) && /^[A-Za-z0-9]$/.test(cleaned[after])) at = -1;
+            else if (i < chunks.length - 1 && !atLineEnd(cleaned, after)) at = -1;
           }
           if (at !== -1) {
             stop = chunk.length - words.length;
@@ -3096,13 +3098,21 @@
   /** _later_words_follow(): vLLM's later words after pos (after a hole: on the value's own line only). */
   function laterWordsFollow(flat, origin, cleaned, pos, later, afterHole) {
     later = later.filter((c) => /[\p{L}\p{N}]/u.test(c)); // punctuation alone is no words (match.py)
-    if (!afterHole || pos >= flat.length) return later.some((c) => pyFind(flat, c, pos) !== -1);
+    if (!afterHole || pos >= flat.length) return later.some((c) => pyFind(flat, c, pos) !== -1 || stopLeftOut(flat, origin, cleaned, pos, c) !== -1);
     let lineEnd = cleaned.indexOf("\n", origin.get(pos));
     if (lineEnd === -1) lineEnd = cleaned.length;
     return later.some((c) => {
       const at = pyFind(flat, c, pos);
-      return at !== -1 && origin.get(at) < lineEnd;
+      const bare = stopLeftOut(flat, origin, cleaned, pos, c);
+      return (at !== -1 && origin.get(at) < lineEnd) || (bare !== -1 && origin.get(bare) < lineEnd);
     });
+  }
+
+  /** match.py _stop_left_out(): where a chunk that ends a sentence is found without its stop, at a line's end, or -1. */
+  function stopLeftOut(flat, origin, cleaned, pos, chunk) {
+    if (chunk.length < 2 || !chunk.endsWith(".")) return -1;
+    const at = pyFind(flat, chunk.slice(0, -1), pos);
+    return at !== -1 && atLineEnd(cleaned, origin.get(at + chunk.length - 2) + 1) ? at : -1;
   }
 
   /** _continues(): at lies in the few lines after end that carry on the same message (no new traceback between). */
