@@ -807,11 +807,6 @@
     return template.replace(/\{\{|\}\}|\{(\w+)\}/g, (whole, name) => (name === undefined ? whole[0] : String(values[name])));
   }
 
-  /**
-   * The index's rules, ready to run: numbers and texts as generator/lookup/ defines them,
-   * patterns (Python syntax, flags inline) rewritten for JavaScript. Nothing here is a copy.
-   */
-  /** clean.split_records: ``line`` cut before each log record it holds, when it holds two or more. */
   /** clean.py join_hard_wraps(): the lines a terminal cut at its width joined again; one that
    * opens with the collector's prefix of every line is a line of its own. */
   function joinHardWraps(lines, rules, collector) {
@@ -847,6 +842,7 @@
     return sticky.test(text);
   }
 
+  /** clean.split_records: ``line`` cut before each log record it holds, when it holds two or more. */
   function splitRecords(line, rules) {
     const starts = [...line.matchAll(rules.recordStart)].map((m) => m.index);
     if (starts.length < 2) return [line];
@@ -932,6 +928,10 @@
     return cutAt(line, cuts);
   }
 
+  /**
+   * The index's rules, ready to run: numbers and texts as generator/lookup/ defines them,
+   * patterns (Python syntax, flags inline) rewritten for JavaScript. Nothing here is a copy.
+   */
   function compileRules(rules) {
     const patterns = rules.patterns;
     return {
