@@ -150,7 +150,10 @@ SHARED_PREFIX_SHARE = 0.6  # of the paste's non-blank lines, and at least 3
 # on every line, in front of vLLM's own (docker compose's and podman's service, "vllm  | ",
 # "[vllm] | "; kubectl logs --prefix, "[pod/vllm-0/vllm] "; srun --label, "0: "), so that the
 # process names and log headers after it are read as at a line's start
-COLLECTOR_PREFIX = re.compile(r"^(?:[\w.-]{1,60}[ \t]+\|[ \t]?|\[[\w./:-]{1,100}\](?:[ \t]+\|)?[ \t]|(?=[^\s:|]*\d)[^\s:|]{1,24}(?:\]|:|\|) )")
+COLLECTOR_PREFIX = re.compile(
+    r"^(?:[\w.-]{1,60}[ \t]+\|[ \t]?|\[[\w./:-]{1,100}\](?:[ \t]+\|)?[ \t]|"
+    + SHARED_PREFIX.pattern.removeprefix("^") + ")"
+)
 
 
 # A vLLM INFO/DEBUG header anywhere in the line's prefix.
