@@ -61,6 +61,12 @@ EDGE_PASTES = {
     "kubectl's prefix before every line": "\n".join("[pod/vllm-0/vllm] " + line for line in (
         "WARNING 12-01 10:00:00 [config.py:1] Casting torch.bfloat16 to torch.float16.", "0: x", "ERROR    | y")),
     # the user's ellipsis for words left out of the message's middle (match.py: _elided_between)
+    # a report of a failure printed twice, by two workers: a copy above is no foreign failure (match.py)
+    "a report printed by two workers": "(VllmWorker TP0 pid=100) RuntimeError: Engine core initialization failed. See root cause above. "
+    "Failed core proc(s): {'EngineCore_0': 1}\n(VllmWorker TP1 pid=101) RuntimeError: Engine core initialization failed. See root "
+    "cause above. Failed core proc(s): {'EngineCore_0': 1}",
+    "a failure above a report printed twice": "PermissionError: [Errno 13] Permission denied: '/root/.cache'\nRuntimeError: Engine "
+    "core initialization failed. See root cause above.\nRuntimeError: Engine core initialization failed. See root cause above.",
     "an ellipsis for words left out": "ValueError: Total number of attention heads (28)... tensor parallel size (8).",
     "an ellipsis inside a chunk": "ValueError: Total number of attention heads (28) must be... parallel size (8).",
     "an ellipsis, then a sentence without its stop": "exceeds available Mamba cache blocks (95)... CUDA graph capture cannot proceed",

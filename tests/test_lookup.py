@@ -3421,3 +3421,19 @@ def test_a_quote_from_mid_message_with_an_ellipsis_and_a_sentence_without_its_st
     matches, _ = history_matcher.lookup(paste["paste"])
     assert matches and paste["expected"] in {matches[0].error.id, (matches[0].current or matches[0].error).id}, matches[:2]
 
+
+
+def test_a_report_printed_twice_is_the_report_not_a_foreign_failure(history_matcher):
+    """On the real releases and a real paste (b-035): vLLM's report that the engine core failed,
+    printed by two workers (or pasted twice), is still vLLM's report: the copy above it is no
+    failure of another program. An exception above both copies still is the failure."""
+    report = json.loads((DATA / "pastes" / "b-035-engine-core-init-failed-dict.json").read_text())
+    lines = [line for line in report["paste"].split("\n") if line.strip()]
+    twice = "\n".join([f"(VllmWorker TP0 pid=100) {line}" for line in lines] + [f"(VllmWorker TP1 pid=101) {line}" for line in lines])
+    for paste in (twice, report["paste"] + "\n" + report["paste"]):
+        matches, foreign = history_matcher.lookup(paste)
+        assert foreign is None and matches, (paste, foreign)
+        assert report["expected"] in {matches[0].error.id, (matches[0].current or matches[0].error).id}, matches[:2]
+    cause = "PermissionError: [Errno 13] Permission denied: '/root/.cache/huggingface'\n"
+    matches, foreign = history_matcher.lookup(cause + twice)
+    assert foreign is not None and foreign["id"] == "permission-denied" and foreign["role"] == "answer", (foreign, matches[:1])

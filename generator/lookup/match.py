@@ -873,6 +873,12 @@ class Matcher:
             # nothing had matched, is the failure ("PermissionError: [Errno 13] Permission denied")
             above = cleaned[: cleaned.rfind("\n", 0, min(m.start for m in ranked)) + 1]
             last_above = last_exception(above)
+            # ... above its copies: each worker of a tensor-parallel run printed the report, or
+            # the paste shows it twice; a copy is the report again, not the failure
+            reports = {cleaned[m.start : m.end].split("\n", 1)[0].strip() for m in ranked}
+            while last_above is not None and any(r in above[last_above[0] :].split("\n", 1)[0] for r in reports):
+                above = above[: last_above[0]]
+                last_above = last_exception(above)
             if last_above is not None:
                 foreign = not_vllm(above, True, self.foreign) or (
                     foreign_frame(traceback_frames(above)) or foreign_exception_type(above, last_above)

@@ -2149,8 +2149,14 @@
       // match.py: vLLM only reported a failure whose root cause lies above: an exception above
       // the report, told as not vLLM's as if nothing had matched, is the failure
       if (foreign === null && best.length && best.every((m) => rules.reportsAbove.test(m.error.template) && !m.frame)) {
-        const above = cleaned.slice(0, cleaned.lastIndexOf("\n", Math.min(...best.map((m) => m.start)) - 1) + 1);
-        const lastAbove = this.lastException(above);
+        let above = cleaned.slice(0, cleaned.lastIndexOf("\n", Math.min(...best.map((m) => m.start)) - 1) + 1);
+        let lastAbove = this.lastException(above);
+        // ... above its copies: a copy of the report is the report again, not the failure
+        const reports = best.map((m) => cleaned.slice(m.start, m.end).split("\n", 1)[0].trim());
+        while (lastAbove !== null && reports.some((r) => above.slice(lastAbove[0]).split("\n", 1)[0].includes(r))) {
+          above = above.slice(0, lastAbove[0]);
+          lastAbove = this.lastException(above);
+        }
         if (lastAbove !== null) {
           foreign = this.notVllm(above, true) || this.foreignFrame(this.tracebackFrames(above)) || this.foreignExceptionType(above, lastAbove)
             || this.foreignCall(above, lastAbove) || this.unmatchedException(above, lastAbove) || this.raiseVllmNeverWrote(above, lastAbove);
