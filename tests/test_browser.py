@@ -67,6 +67,9 @@ EDGE_PASTES = {
     "cause above. Failed core proc(s): {'EngineCore_0': 1}",
     "a failure above a report printed twice": "PermissionError: [Errno 13] Permission denied: '/root/.cache'\nRuntimeError: Engine "
     "core initialization failed. See root cause above.\nRuntimeError: Engine core initialization failed. See root cause above.",
+    # a quote that leaves out the middle of a message, its first and last words whole: a near match (match.py)
+    "the middle of a message left out": "ValueError: max_num_seqs (256) CUDA graph capture cannot proceed. Please lower max_num_seqs to "
+    "at most 128 or increase gpu_memory_utilization.",
     "an ellipsis for words left out": "ValueError: Total number of attention heads (28)... tensor parallel size (8).",
     "an ellipsis inside a chunk": "ValueError: Total number of attention heads (28) must be... parallel size (8).",
     "an ellipsis, then a sentence without its stop": "exceeds available Mamba cache blocks (95)... CUDA graph capture cannot proceed",

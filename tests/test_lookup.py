@@ -3387,12 +3387,15 @@ def test_real_pastes_behind_a_containers_own_name_and_kubectls_prefix(history_ma
 
 def test_an_ellipsis_stands_for_the_words_it_leaves_out():
     """A quote that leaves words out of the message's middle and says so with "..." (or "\u2026")
-    matches: the chunks the ellipsis stands for are not missing. The same gap without one is
-    other words, and no match."""
+    matches exactly: the chunks the ellipsis stands for are not missing. The same gap without one
+    is other words: a near match at most."""
     m = tiny_matcher(("ValueError", "DeepSeek V4.1 Engram does not support DBO or microbatching. Disable --enable-dbo and set --ubatch-size to 0."))
-    assert top(m, "ValueError: DeepSeek V4.1 Engram does not support... set --ubatch-size to 0.") == "e0"
-    assert top(m, "ValueError: DeepSeek V4.1 Engram does not support\u2026 set --ubatch-size to 0.") == "e0"
-    assert top(m, "ValueError: DeepSeek V4.1 Engram does not support it, so please set --ubatch-size to 0.") is None
+    for elided in ("ValueError: DeepSeek V4.1 Engram does not support... set --ubatch-size to 0.",
+                   "ValueError: DeepSeek V4.1 Engram does not support\u2026 set --ubatch-size to 0."):
+        matches, _ = m.lookup(elided)
+        assert [(x.error.id, x.verdict) for x in matches] == [("e0", "exact")], matches
+    matches, _ = m.lookup("ValueError: DeepSeek V4.1 Engram does not support it, so please set --ubatch-size to 0.")
+    assert all(x.verdict == "partial" for x in matches), matches
     # ... also inside a chunk of three words, its start and end shown around the ellipsis
     m = tiny_matcher(("ValueError", "trace_decode_token_ids is not supported with prompt_logprobs."))
     assert top(m, "ValueError: trace_decode_token_ids is not... with prompt_logprobs.") == "e0"
@@ -3437,3 +3440,14 @@ def test_a_report_printed_twice_is_the_report_not_a_foreign_failure(history_matc
     cause = "PermissionError: [Errno 13] Permission denied: '/root/.cache/huggingface'\n"
     matches, foreign = history_matcher.lookup(cause + twice)
     assert foreign is not None and foreign["id"] == "permission-denied" and foreign["role"] == "answer", (foreign, matches[:1])
+
+
+def test_a_quote_that_leaves_out_the_middle_of_a_message_is_a_near_match():
+    """A message named by its type whose first and last words are shown whole, with its middle
+    left out or reworded, is a near match (partial) when as much is shown as left out; without
+    its type, or with less shown than left out, it is no match."""
+    m = tiny_matcher(("ImportError", "Please install bitsandbytes>=0.45.3 via `pip install bitsandbytes>=0.45.3` to use bitsandbytes quantizer."))
+    matches, foreign = m.lookup("ImportError: Please install bitsandbytes>=0.45.3 to use bitsandbytes quantizer.")
+    assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "partial", matches
+    assert top(m, "Please install bitsandbytes>=0.45.3 to use bitsandbytes quantizer.") is None  # no type
+    assert top(m, "ImportError: Please install bitsandbytes quantizer.") is None  # less shown than left out

@@ -1554,7 +1554,13 @@ class Matcher:
                 # ... but a message named as one (its type beside it, an issue's tag) whose opening
                 # words are shown whole, then the paste's own: "AssertionError: Seed must be set
                 # when using external launcher backend with vLLM (ms_swift not propagating seed)"
-                named and first == 0 and _opening_run(bounds, chunks) >= LATER_LEAST):
+                named and first == 0 and _opening_run(bounds, chunks) >= LATER_LEAST
+                # ... or whose first and last words are shown whole around other words, as much
+                # shown as left out: a quote that leaves out or rewords the middle ("ImportError:
+                # Please install bitsandbytes>=0.45.3 to use bitsandbytes quantizer." without "via
+                # `pip install ...`") is a near match (partial), not another program's message
+                or named and first == 0 and not truncated and matched >= missing and len(chunks) > 2
+                and _opening_run(bounds, chunks) > 0 and bounds[-1] is not None and bounds[-1][1] - bounds[-1][0] == len(chunks[-1])):
             return None
         in_last = last is not None and origin[begin] >= last[0]
         end = max(b[1] for b in bounds if b is not None)

@@ -2708,7 +2708,10 @@
       }
       if ((matched < 2 * missing || (matched < entry.literal / 2 && !truncated))
         // ... but a message named as one whose opening words are shown whole, then the paste's own (match.py)
-        && !(named && first === 0 && openingRun(bounds, chunks) >= rules.laterLeast)) return null;
+        && !(named && first === 0 && openingRun(bounds, chunks) >= rules.laterLeast)
+        // ... or one whose first and last words are shown whole around other words, as much shown as left out (match.py)
+        && !(named && first === 0 && !truncated && matched >= missing && chunks.length > 2 && openingRun(bounds, chunks) > 0
+          && bounds[bounds.length - 1] !== null && bounds[bounds.length - 1][1] - bounds[bounds.length - 1][0] === chunks[chunks.length - 1].length)) return null;
       const inLast = last !== null && origin.get(begin) >= last[0];
       let end = -Infinity;
       for (const b of bounds) if (b !== null && b[1] > end) end = b[1];
