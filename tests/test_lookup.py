@@ -3425,7 +3425,6 @@ def test_a_quote_from_mid_message_with_an_ellipsis_and_a_sentence_without_its_st
     assert matches and paste["expected"] in {matches[0].error.id, (matches[0].current or matches[0].error).id}, matches[:2]
 
 
-
 def test_a_report_printed_twice_is_the_report_not_a_foreign_failure(history_matcher):
     """On the real releases and a real paste (b-035): vLLM's report that the engine core failed,
     printed by two workers (or pasted twice), is still vLLM's report: the copy above it is no
@@ -3447,7 +3446,18 @@ def test_a_quote_that_leaves_out_the_middle_of_a_message_is_a_near_match():
     left out or reworded, is a near match (partial) when as much is shown as left out; without
     its type, or with less shown than left out, it is no match."""
     m = tiny_matcher(("ImportError", "Please install bitsandbytes>=0.45.3 via `pip install bitsandbytes>=0.45.3` to use bitsandbytes quantizer."))
-    matches, foreign = m.lookup("ImportError: Please install bitsandbytes>=0.45.3 to use bitsandbytes quantizer.")
+    matches, _ = m.lookup("ImportError: Please install bitsandbytes>=0.45.3 to use bitsandbytes quantizer.")
     assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "partial", matches
     assert top(m, "Please install bitsandbytes>=0.45.3 to use bitsandbytes quantizer.") is None  # no type
     assert top(m, "ImportError: Please install bitsandbytes quantizer.") is None  # less shown than left out
+
+
+def test_a_message_that_grew_keeps_its_lineage_past_a_new_assert_alike(history_matcher):
+    """On the real releases and a real paste (e-035): v0.6.3's RuntimeError "Engine process failed
+    to start" is the problem of v0.7.0's "... See stack trace for the root cause." (errors/lineage.yaml
+    links them and keeps it apart from v0.7.0's new assert worded alike), so a paste cut inside
+    the message, with v0.6.3's frames, lands on that problem."""
+    paste = json.loads((DATA / "pastes" / "e-035-arm-engine-process-faile-truncated.json").read_text())
+    matches, _ = history_matcher.lookup(paste["paste"])
+    assert matches and {paste["expected"], "d75fb232987c9ca7"} <= _problem_ids(matches[0]), matches[:2]
+    assert "3be073c91f955794" not in _problem_ids(matches[0])
