@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.lookup.cache import STORED_KEPT, mark_used, prune_stored
 from generator.lookup.clean import clean_paste, squash
 from generator.lookup.foreign import last_exception
 from test_corpus import RELEASES  # errorkb.toml's [history] releases
@@ -2622,8 +2624,38 @@ def test_lookup_command_text_and_its_stored_matcher(tmp_path, corpus_bundle, ses
     assert again.stdout == first.stdout and again.stderr == ""
     for path in stored:
         path.write_bytes(b"\x00damaged")
+    # matchers stored for code, entries or releases since changed: the oldest go when one is stored
+    stale = [session_cache / f"lookup-matcher-stale{n}.marshal" for n in range(STORED_KEPT + 1)]
+    for n, path in enumerate(stale):
+        path.write_bytes(b"stale")
+        os.utime(path, (n + 1, n + 1))
     damaged = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     assert damaged.stdout == first.stdout and damaged.stderr.count("the stored matcher is unreadable") == 1
+    left = set(session_cache.glob("lookup-matcher-*.marshal"))
+    assert len(left) == STORED_KEPT and set(stored) <= left and stale[0] not in left, sorted(p.name for p in left)
+    assert subprocess.run(command, capture_output=True, text=True, cwd=ROOT).stdout == first.stdout
+    for path in stale:
+        path.unlink(missing_ok=True)
+
+
+def test_only_the_stored_files_used_last_are_kept(tmp_path):
+    """The cache keeps STORED_KEPT files of a kind, those written or read last (by time, then
+    by name); files of other kinds are left alone."""
+    names = [f"lookup-matcher-{n}.marshal" for n in "abcdef"]
+    for n, name in enumerate(names):
+        (tmp_path / name).write_bytes(b"x")
+        os.utime(tmp_path / name, (100 + n, 100 + n))
+    (tmp_path / "analysis.sqlite").write_bytes(b"x")
+    (tmp_path / "lookup-index-a.json").write_bytes(b"{}")
+    os.utime(tmp_path / "lookup-index-a.json", (1, 1))
+    mark_used(tmp_path / names[0])  # read just now: used last
+    removed = prune_stored(tmp_path, "lookup-matcher-*.marshal", keep=4)
+    assert [p.name for p in removed] == [names[2], names[1]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["analysis.sqlite", "lookup-index-a.json", names[0], *names[3:]])
+    for name in names[3:]:
+        os.utime(tmp_path / name, (5, 5))  # a tie: the names settle it, the same way each time
+    assert [p.name for p in prune_stored(tmp_path, "lookup-matcher-*.marshal", keep=2)] == [names[4], names[3]]
+    assert prune_stored(tmp_path / "no-such-folder", "lookup-matcher-*.marshal") == []
 
 
 def test_lookup_command_partial_and_foreign(corpus_bundle, session_cache):

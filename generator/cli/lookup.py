@@ -90,7 +90,8 @@ def _lineage(config: Config):
 def stored_matcher(config: Config, args: argparse.Namespace):
     """The matcher for this project's pin (and history), read from the cache when nothing
     it was built from has changed since; else built and stored for the next lookup."""
-    from generator.lookup.cache import code_fingerprint, entries_identity, matcher_path, source_identity, write_bytes_atomically
+    from generator.lookup.cache import (code_fingerprint, entries_identity, mark_used, matcher_path, prune_stored, source_identity,
+                                        write_bytes_atomically)
     from generator.lookup.match import Matcher
 
     spec = args.source or config.source
@@ -104,7 +105,9 @@ def stored_matcher(config: Config, args: argparse.Namespace):
                  entries_identity(config.root / "errors")]
         path = matcher_path(Path(args.cache_dir or config.cache_dir), parts)
         try:
-            return Matcher.from_snapshot(path.read_bytes())
+            matcher = Matcher.from_snapshot(path.read_bytes())
+            mark_used(path)
+            return matcher
         except FileNotFoundError:
             pass
         except (OSError, ValueError) as exc:
@@ -117,6 +120,8 @@ def stored_matcher(config: Config, args: argparse.Namespace):
             write_bytes_atomically(path, matcher.snapshot())
         except OSError as exc:
             print(f"errorkb: warning: cannot store the matcher at {path}: {exc.strerror or exc}", file=sys.stderr)
+        else:
+            prune_stored(path.parent, "lookup-matcher-*.marshal")
     return matcher
 
 

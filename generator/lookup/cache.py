@@ -1,7 +1,9 @@
 """The lookup index of a set of releases, kept on disk so that a lookup costs one file read.
 
 Keyed by the releases' commits and the fingerprints of the scanner, the lineage and the
-index: a new release, another commit or changed code makes a new file. A file of another
+index: a new release, another commit or changed code makes a new file. Only the
+STORED_KEPT files of each kind used last stay (a read counts as a use): the rest were made
+for code, entries or releases since changed, and would otherwise fill the cache. A file of another
 schema version is a miss; a file that cannot be read or is not an index (truncated, corrupt, edited) is a
 miss too, with one warning line on stderr: the index is built again and the file
 replaced, never a crash.
@@ -19,6 +21,10 @@ from typing import Callable
 
 from generator.files import write_atomically
 from generator.lookup.index import ERROR_COLUMNS
+
+# Of each kind of stored file, how many stay, the ones used last: a few projects or checkouts
+# sharing one cache (the user's, outside a project) keep theirs; each is 8 to 20 MB.
+STORED_KEPT = 4
 
 # a row of the index's "errors" columns: id, exception, template, has_message, versions (a
 # bitmask over "revisions"), sites ([path number in "paths", line, function]), forms
@@ -113,13 +119,46 @@ def stored_index(path: Path, build: Callable[[], dict], schema_version: int) -> 
         else:
             damage = index_problem(index)
             if damage is None:
+                mark_used(path)
                 return index
     if damage is not None:
         print(f"errorkb: warning: {path}: the stored lookup index was damaged ({damage}); it is built again",
               file=sys.stderr, flush=True)
     index = build()
     write_atomically(path, json.dumps(index, ensure_ascii=False, separators=(",", ":")))
+    prune_stored(path.parent, "lookup-index-*.json")
     return index
+
+
+def mark_used(path: Path) -> None:
+    """Count a read of a stored file as a use: its time is what prune_stored keeps by. A cache
+    that cannot be written (read-only, another user's) is read all the same."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def prune_stored(cache_dir: Path, pattern: str, keep: int = STORED_KEPT) -> list[Path]:
+    """Remove the files of ``cache_dir`` named like ``pattern`` but the ``keep`` used last
+    (by modification time, then name, so that a tie is settled the same way each time); the
+    removed ones, in that order. One that another process removed first, or that cannot be
+    removed, is passed over: a later store tries again."""
+    stamped = []
+    for path in cache_dir.glob(pattern):
+        try:
+            stamped.append((path.stat().st_mtime_ns, path.name, path))
+        except OSError:
+            continue
+    stamped.sort(reverse=True)
+    removed = []
+    for _, _, path in stamped[keep:]:
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
 
 
 # --- the stored matcher: `errorkb lookup` without building anything ------------------------------
