@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
 import os
 import tomllib
+import urllib.parse
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +32,17 @@ class Config:
     site_url: str = ""  # where the site is published; lookup links are relative without it
     issues_url: str = DEFAULT_ISSUES_URL  # "Report a problem with this page"
     releases: tuple[str, ...] = ()  # the releases history covers, oldest first
+    found: bool = True  # read from an errorkb.toml (False: the defaults, run outside a project)
+
+    @property
+    def entries_dir(self) -> Path:
+        """Where `errorkb lookup` reads the curated entries and errors/lineage.yaml: the
+        project's errors/, or outside a project the copy a regular install ships."""
+        if not self.found:
+            shipped = installed_entries()
+            if shipped is not None:
+                return shipped
+        return self.root / "errors"
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -37,6 +52,31 @@ def find_config(start: Path | None = None) -> Path | None:
         candidate = folder / CONFIG_NAME
         if candidate.is_file():
             return candidate
+    return None
+
+
+def installed_entries() -> Path | None:
+    """The curated entries that `pip install` put beside errorkb (pyproject.toml's data-files:
+    ``<prefix>/share/errorkb/errors``, wherever the prefix is: a virtual environment, the
+    user's base, ``--prefix``), found through the installed files' record; or None."""
+    try:
+        dist = importlib.metadata.distribution("errorkb")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    for file in dist.files or ():
+        if file.parts[-4:-1] == ("share", "errorkb", "errors") and file.name.endswith(".yaml"):
+            folder = Path(dist.locate_file(file)).parent
+            if folder.is_dir():
+                return folder.resolve()
+    # An editable install (`pip install -e .`) copies no data files: its checkout's errors/ are the entries.
+    try:
+        origin = json.loads(dist.read_text("direct_url.json") or "{}")
+    except ValueError:
+        return None
+    if origin.get("dir_info", {}).get("editable") and str(origin.get("url", "")).startswith("file://"):
+        folder = Path(urllib.request.url2pathname(urllib.parse.urlparse(origin["url"]).path)) / "errors"
+        if folder.is_dir():
+            return folder.resolve()
     return None
 
 
@@ -83,4 +123,5 @@ def load_config(path: Path | None = None) -> Config:
         site_url=site.get("url", ""),
         issues_url=site.get("issues_url", DEFAULT_ISSUES_URL),
         releases=tuple(releases),
+        found=path is not None,
     )

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 from gitrepo import tagged_repo
@@ -254,3 +256,48 @@ def test_the_stored_release_index_is_keyed_by_the_lineage_code(tmp_path):
     with open(tmp_path / "generator/history/lineage.py", "a") as lineage:
         lineage.write("\n# a rule changed\n")
     assert code_fingerprint(tmp_path / "generator", INDEX_CODE) != before
+
+
+def test_an_installed_errorkb_looks_up_with_its_curated_entries_in_any_folder(tmp_path, corpus_bundle, session_cache):
+    """A regular `pip install .` ships errors/*.yaml as data files (<prefix>/share/errorkb/errors);
+    `errorkb lookup` run in a folder without errorkb.toml reads them: the curated title and fix,
+    not the bare message."""
+    # built from a copy of the checkout's files: an in-tree build would leave build/ in it
+    source = tmp_path / "source"
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout
+    for name in filter(None, listed.split("\0")):
+        if (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    wheels = tmp_path / "wheels"
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(source)],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = wheels.glob("errorkb-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = {Path(name).name for name in archive.namelist() if "/data/share/errorkb/errors/" in name}
+    assert shipped == {p.name for p in (ROOT / "errors").glob("*.yaml")}
+    prefix = tmp_path / "prefix"
+    # (--ignore-installed: pip would otherwise uninstall the errorkb these tests run from first)
+    installed = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--ignore-installed",
+                                "--prefix", str(prefix), str(wheel)],
+                               capture_output=True, text=True)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    (package,) = prefix.glob("lib/*/site-packages/generator/__init__.py")
+    anywhere = tmp_path / "anywhere"
+    anywhere.mkdir()
+    env = os.environ | {"PYTHONPATH": str(package.parent.parent), "ERRORKB_CACHE_DIR": str(session_cache)}
+    where = subprocess.run([sys.executable, "-c", "import generator; from generator.config import load_config; "
+                            "print(generator.__file__); print(load_config().entries_dir)"], cwd=anywhere, env=env,
+                           capture_output=True, text=True)
+    # the installed copy and its entries, not this checkout's
+    assert where.stdout.splitlines() == [str(package), str((prefix / "share" / "errorkb" / "errors").resolve())], where.stderr
+    text = "ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128). Each decode sequence requires one Mamba cache block"
+    result = subprocess.run([sys.executable, "-m", "generator", "lookup", "--source", str(corpus_bundle), "--rev", "v0.33.0", text],
+                            cwd=anywhere, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.splitlines()
+    assert lines[0] == "1. Fewer Mamba cache blocks than max_num_seqs, so full CUDA graphs cannot be captured", lines
+    assert any(line.strip().startswith("Fix: Lower max_num_seqs") for line in lines)
+    assert list(anywhere.iterdir()) == []

@@ -72,7 +72,7 @@ def _entries(config: Config) -> tuple[list, list]:
     `errorkb check` names them)."""
     from generator.entries.load import load_entries
 
-    folder = config.root / "errors"
+    folder = config.entries_dir
     if not folder.is_dir():
         return [], []
     entries, _ = load_entries(folder, config.root)
@@ -83,7 +83,7 @@ def _lineage(config: Config):
     """What the project's ``errors/lineage.yaml`` says (an item with problems is left out)."""
     from generator.entries.lineage import Lineage, load_lineage
 
-    folder = config.root / "errors"
+    folder = config.entries_dir
     return load_lineage(folder, config.root)[0] if folder.is_dir() else Lineage([], [])
 
 
@@ -102,7 +102,7 @@ def stored_matcher(config: Config, args: argparse.Namespace):
         import generator
 
         parts = [source, *(r or "" for r in revs), config.site_url, config.project, code_fingerprint(Path(generator.__file__).parent),
-                 entries_identity(config.root / "errors")]
+                 entries_identity(config.entries_dir)]
         path = matcher_path(Path(args.cache_dir or config.cache_dir), parts)
         try:
             matcher = Matcher.from_snapshot(path.read_bytes())
