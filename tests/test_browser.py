@@ -329,6 +329,9 @@ EDGE_PASTES = {
     ),
     "a title quoting a first sentence that is its first chunk, without its stop": "[Bug]: AsyncEngineDeadError: Task finished unexpectedly when serving Qwen2",
     "a raise and its exception run together behind docker-compose's prefix": 'vllm-1  | raise ValueError(f"x {n}.") ValueError: max_new_tokens must be greater than 0, but is -5923.',
+    "a CI log's time in brackets before vLLM's header": ("[2025-10-20T13:11:22Z] (EngineCore_DP0 pid=1) ERROR 10-20 13:11:22 [core.py:710] "
+                                                        "ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128)."),
+    "LMCache's line, its time in brackets": "[2025-06-16 14:29:56,882] LMCache WARNING: Failed to initialize/re-establish remote connection: boom",
     "another program's log header behind kubectl's timestamp": "2025-06-05T16:30:08.123456789Z [Gloo] Rank 0 is connected to 0 peer ranks. Expected number of connected peer ranks is : 0",
     "a cut frame behind docker-compose's prefix": ('vllm-1  | lib/python3.12/site-packages/transformers/models/llama/configuration_llama.py", line 182, in _rope_scaling_validation\n'
                                                    "vllm-1  |     raise ValueError(\nvllm-1  | ValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {'factor': 8.0}"),

@@ -61,6 +61,9 @@ def top(matcher: Matcher, text: str) -> str | None:
         "Dec 01 10:00:00 gpu-host python3.12[88]: (EngineCore_DP0 pid=316) ValueError: boom",
         # V1's worker names its rank, and the logging file's name opens with "m" (no colour's "[m")
         "(VllmWorker rank=0 pid=1574) ERROR 07-25 03:42:09 [multiproc_executor.py:546] ValueError: boom",
+        # a time in brackets: a CI log's (Buildkite), a wrapper's logger
+        "[2025-10-20T13:11:22Z] ValueError: boom",
+        "[2025-01-07 12:00:01,123] (EngineCore_DP0 pid=316) ERROR 01-07 12:00:01 [core.py:710] ValueError: boom",
     ],
 )
 def test_log_prefixes_are_removed(line):
@@ -2145,6 +2148,8 @@ SHAPES = {
     "colours that lost their ESC": lambda p: "\n".join("[1;31m" + line + "[0m" for line in p.split("\n")),
     "HTML entities": lambda p: html.escape(p),
     "torchrun's rank prefix": lambda p: "\n".join("[rank0]: " + line for line in p.split("\n")),
+    "a time in brackets before each line": lambda p: "\n".join(f"[2025-01-07 12:00:{n % 60:02d}] " + line
+                                                               for n, line in enumerate(p.split("\n"))),
     "a web page's no-break spaces": lambda p: p.replace(" ", "\u00a0"),
     "spaces padding each line": lambda p: "\n".join(line + "   " for line in p.split("\n")),
     "a blog's typographic quotes": lambda p: p.replace("'", "\u2019").replace('"', "\u201d"),

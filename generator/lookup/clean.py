@@ -71,6 +71,9 @@ LINE_PREFIXES = [
     # "2025-06-05T16:30:08.123456789Z stderr F "
     # (a separator "|" or "-" after it, not a flag's "--" that opens the line's text)
     re.compile(r"^\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s*(?:(?:stdout|stderr) [FP] )?(?:(?:\||-(?!-))\s*)?"),
+    # a timestamp in brackets, as a CI log (Buildkite's "[2025-10-20T13:11:22Z] ") or a wrapper's
+    # logger puts before each line ("[2025-01-07 12:00:01] ", "[2025-01-07 12:00:01,123] ")
+    re.compile(r"^\s*\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\][ \t]?"),
     # logging's default format, for vLLM's own loggers ("WARNING:vllm.config:..."); another
     # package's ("ERROR:lightrag:...") stays, to tell its line apart (match.ANOTHERS_LOG_LINE)
     re.compile(r"^\s*(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):(?=[Vv][Ll][Ll][Mm]\b)[\w.]+:"),

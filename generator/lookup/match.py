@@ -1864,8 +1864,9 @@ ANOTHERS_LOG_LINE = re.compile(r"[ \t]*(?:\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)
                                r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP|CP)\d+)+\]"
                                # a Python logger's header that names its program before the level and a
                                # colon: LMCache's "[2025-06-16 14:29:56,882] LMCache ERROR: " (vLLM's
-                               # header has no colon after its level, and a file after it)
-                               r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\][ \t]+(?![Vv][Ll][Ll][Mm]\b)[A-Za-z][\w.-]*[ \t]+(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[ \t]"
+                               # header has no colon after its level, and a file after it); cleaning
+                               # takes the time in brackets off, as it does before any line
+                               r"|(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?\][ \t]+)?(?![Vv][Ll][Ll][Mm]\b)[A-Za-z][\w.-]*[ \t]+(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[ \t]"
                                # Rust's tracing: "2025-05-30T00:35:01.153Z ERROR span: crate::module: "
                                # (Dynamo's frontend, goose; cleaning drops the time): a module path no
                                # Python logger writes
