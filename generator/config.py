@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.metadata
-import json
+import functools
 import os
 import tomllib
-import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,10 +52,24 @@ def find_config(start: Path | None = None) -> Path | None:
     return None
 
 
+@functools.cache
 def installed_entries() -> Path | None:
     """The curated entries that `pip install` put beside errorkb (pyproject.toml's data-files:
     ``<prefix>/share/errorkb/errors``, wherever the prefix is: a virtual environment, the
-    user's base, ``--prefix``), found through the installed files' record; or None."""
+    user's base, ``--prefix``), found through the installed files' record; or None. Read
+    once, and only outside a project (importlib.metadata costs a lookup some milliseconds)."""
+    import sysconfig
+
+    # where a virtual environment's or the interpreter's install put them (read first: no record to parse)
+    folder = Path(sysconfig.get_path("data")) / "share" / "errorkb" / "errors"
+    generator_dir = Path(__file__).resolve().parent
+    if folder.is_dir() and generator_dir.is_relative_to(Path(sysconfig.get_path("purelib")).resolve()):
+        return folder.resolve()
+    import importlib.metadata
+    import json
+    import urllib.parse
+    import urllib.request
+
     try:
         dist = importlib.metadata.distribution("errorkb")
     except importlib.metadata.PackageNotFoundError:
