@@ -11,8 +11,9 @@ raises, the share whose first result has a curated entry (issue 16's goal: 90 %)
 p50/p99 in process, the browser index's size, and the command as a whole warm process
 (nine runs, median), beside Python's own start.
 
-Hostile pastes: 50 MB of random bytes and 100,000 `ESC ]` (200 KB, an OSC escape left
-open: quadratic once), each timed in process (decoding as `errorkb lookup` decodes
+Hostile pastes: 50 MB of random bytes, 100,000 `ESC ]` (200 KB, an OSC escape left
+open: quadratic once), and a 200 KB line (of words, or one word) under every foreign
+rule's keywords, each timed in process (decoding as `errorkb lookup` decodes
 standard input, then the lookup) and as a whole `errorkb lookup` process
 reading it from standard input, next to the same process given a one-line message
 (the ratio is what the paste itself costs; goal: under 5 s on the command line).
@@ -69,12 +70,21 @@ def latencies(matcher, text: str, runs: int) -> tuple[float, float]:
 
 RANDOM_BYTES = 50 * 1024 * 1024
 OSC_OPENINGS = 100_000
+LONG_LINE = 200_000  # characters of the hostile long line
 
 
 def hostile_pastes() -> dict[str, bytes]:
+    from generator.lookup.foreign import foreign_errors
+
+    # every foreign rule's keywords (so that each rule runs), under a line of 200 KB that none of
+    # them matches: a rule whose pattern can start anywhere and scan the rest of the line is
+    # quadratic there (".*X", "\w+X" on a long word)
+    keywords = " ".join(k for error in foreign_errors() for k in error.keywords)
     return {
         "50 MB random bytes": random.Random(20251201).randbytes(RANDOM_BYTES),
         "200 KB of ESC ]": b"\x1b]" * OSC_OPENINGS,
+        "200 KB line + keys": ("ab_12.-:/ " * (LONG_LINE // 10) + "\n" + keywords).encode(),
+        "200 KB word + keys": ("a" * LONG_LINE + "\n" + keywords).encode(),
     }
 
 

@@ -2195,6 +2195,50 @@ def test_each_foreign_error_is_told_by_its_own_examples(history_matcher):
     assert not wrong, "\n".join(wrong)
 
 
+def _top_level_alternatives(pattern: str) -> list[str]:
+    """A regular expression's alternatives at its outermost level (``a|(b|c)|d`` → a, (b|c), d)."""
+    parts, depth, in_class, escaped, current = [], 0, False, False, ""
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+        elif char == "|" and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        current += char
+    return parts + [current]
+
+
+# What an alternative may open with before a run of characters that may repeat: a line's start,
+# a lookbehind or a word boundary, so that the run starts only where its characters start.
+ANCHORED_START = re.compile(r"\(\?<[!=]|\\b|\^|\(\?:\^\|\\n\)")
+# A run that can start anywhere (after optional words, quotes): ".*", "[^\n]*", "\w+", "\d+", "\S*",
+# "[\w./-]+", "\w[\w.]*"
+UNBOUNDED_START = re.compile(r"(?:\(\?:[^()]*\)\?|['\"]\?)*(?:\.\*|\[[^\]]+\][*+]|\\[wdS][*+]|\\w\[[^\]]+\]\*)")
+
+
+def test_no_foreign_pattern_scans_a_long_line_from_every_character():
+    r"""A foreign rule runs over every paste that holds one of its keywords, up to 200,000
+    characters: an alternative that may begin at any character with a run (".*X", "\w+ call",
+    "[\w./-]+\.cpp") retries the whole rest of a long line from each one, quadratic (a 200 KB line
+    took minutes). Each such alternative begins where its run does (bench/lookup.py times the
+    hostile line)."""
+    from generator.lookup.foreign import foreign_errors
+
+    unanchored = [f"{error.id}: {alternative[:70]}" for error in foreign_errors()
+                  for alternative in _top_level_alternatives(error.pattern.pattern)
+                  if UNBOUNDED_START.match(alternative) and not ANCHORED_START.match(alternative)]
+    assert not unanchored, "\n".join(unanchored)
+
+
 def test_each_catalog_message_typed_is_answered_by_its_own_problem(history_matcher):
     """Each template of every release with 30 letters or more, its values filled with a plain
     word and its type (or log header) before it, or an issue title's tag, is answered first by
