@@ -12,8 +12,8 @@ p50/p99 in process, the browser index's size, and the command as a whole warm pr
 (nine runs, median), beside Python's own start.
 
 Hostile pastes: 50 MB of random bytes, 100,000 `ESC ]` (200 KB, an OSC escape left
-open: quadratic once), and a 200 KB line (of words, or one word) under every foreign
-rule's keywords, each timed in process (decoding as `errorkb lookup` decodes
+open: quadratic once), a 200 KB line (of words, or one word) under every foreign rule's
+keywords, and 200 KB of blanks that end in "...", each timed in process (decoding as `errorkb lookup` decodes
 standard input, then the lookup) and as a whole `errorkb lookup` process
 reading it from standard input, next to the same process given a one-line message
 (the ratio is what the paste itself costs; goal: under 5 s on the command line).
@@ -85,6 +85,8 @@ def hostile_pastes() -> dict[str, bytes]:
         "200 KB of ESC ]": b"\x1b]" * OSC_OPENINGS,
         "200 KB line + keys": ("ab_12.-:/ " * (LONG_LINE // 10) + "\n" + keywords).encode(),
         "200 KB word + keys": ("a" * LONG_LINE + "\n" + keywords).encode(),
+        # blanks that a header's pattern gave back one at a time, each retrying the line (match.ANOTHERS_LOG_LINE)
+        "200 KB blanks, ...": (" " * LONG_LINE + "...").encode(),
     }
 
 

@@ -1860,7 +1860,9 @@ PY_LOGGER_LINE = re.compile(r"[ \t]*" + PY_LOGGER_HEADER)
 # and Go's klog, the same header ("E1031 06:10:27.243634 1 zmq_client.go:214] "); or SGLang, whose
 # header names its ranks ("[2025-10-28 09:42:18 TP0] ", "[... DP0 TP0 EP0] "): its messages read
 # like vLLM's, whose code it borrowed (as LMCache's do, whose code vLLM borrowed)
-ANOTHERS_LOG_LINE = re.compile(r"[ \t]*(?:\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?:[ \t]+\d+)?[ \t]+[\w./-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|ts|go):\d+\]"
+# (its leading blanks taken whole, as an atomic group would, in a form JavaScript reads too: given
+# back one at a time, each retried the alternatives that scan the line, quadratic on a line of blanks)
+ANOTHERS_LOG_LINE = re.compile(r"(?=([ \t]*))\1(?:\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?:[ \t]+\d+)?[ \t]+[\w./-]+\.(?:cc|cpp|cxx|c|h|hpp|cu|ts|go):\d+\]"
                                r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?(?: (?:TP|DP|PP|EP|CP)\d+)+\]"
                                # a Python logger's header that names its program before the level and a
                                # colon: LMCache's "[2025-06-16 14:29:56,882] LMCache ERROR: " (vLLM's
