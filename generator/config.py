@@ -29,13 +29,13 @@ class Config:
     site_url: str = ""  # where the site is published; lookup links are relative without it
     issues_url: str = DEFAULT_ISSUES_URL  # "Report a problem with this page"
     releases: tuple[str, ...] = ()  # the releases history covers, oldest first
-    found: bool = True  # read from an errorkb.toml (False: the defaults, run outside a project)
+    from_file: bool = True  # read from an errorkb.toml (False: the defaults, run outside a project)
 
     @property
     def entries_dir(self) -> Path:
         """Where `errorkb lookup` reads the curated entries and errors/lineage.yaml: the
         project's errors/, or outside a project the copy a regular install ships."""
-        if not self.found:
+        if not self.from_file:
             shipped = installed_entries()
             if shipped is not None:
                 return shipped
@@ -134,5 +134,5 @@ def load_config(path: Path | None = None) -> Config:
         site_url=site.get("url", ""),
         issues_url=site.get("issues_url", DEFAULT_ISSUES_URL),
         releases=tuple(releases),
-        found=path is not None,
+        from_file=path is not None,
     )

@@ -50,6 +50,8 @@ FIXTURE_MARKS = {
     # The 23-release corpus: corpus_scan, pin_matcher, corpus_site (a whole site) and every
     # fixture of a test file built on them (revisions, served_site, ...) use it.
     "corpus_bundle": "slow",
+    # errorkb built by pip (and installed in a new virtual environment by the tests that use it)
+    "checkout_copy": "slow",
 }
 
 # Tests of the files marked here (not their own) that are slow though no fixture says so.
@@ -223,6 +225,40 @@ def corpus_site(corpus_scan, corpus_bundle, session_cache, tmp_path_factory):
                      verifications=load_records(ROOT / "errors" / "verifications"))
     pages = build_site(ROOT / "mkdocs.yml", site, out)
     return out, pages, catalog
+
+
+# --------------------------------------------------------------------------------- errorkb installed
+
+
+@pytest.fixture(scope="session")
+def checkout_copy(tmp_path_factory) -> Path:
+    """A copy of this checkout's tracked and new files: what a fresh clone holds (a build in
+    it, or an editable install of it, leaves nothing in the checkout itself)."""
+    import shutil
+    import subprocess
+
+    copy = tmp_path_factory.mktemp("checkout") / "errorkb"
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout
+    for name in filter(None, listed.split("\0")):
+        if (ROOT / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    return copy
+
+
+@pytest.fixture(scope="session")
+def errorkb_wheel(checkout_copy, tmp_path_factory) -> Path:
+    """errorkb's wheel, built by pip from the checkout's copy (once per session)."""
+    import subprocess
+    import sys
+
+    wheels = tmp_path_factory.mktemp("wheels")
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels),
+                            str(checkout_copy)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = wheels.glob("errorkb-*.whl")
+    return wheel
 
 
 # --------------------------------------------------------------------------------- the pinned vLLM

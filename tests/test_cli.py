@@ -258,23 +258,12 @@ def test_the_stored_release_index_is_keyed_by_the_lineage_code(tmp_path):
     assert code_fingerprint(tmp_path / "generator", INDEX_CODE) != before
 
 
-def test_an_installed_errorkb_looks_up_with_its_curated_entries_in_any_folder(tmp_path, corpus_bundle, session_cache):
+def test_an_installed_errorkb_looks_up_with_its_curated_entries_in_any_folder(tmp_path, corpus_bundle, session_cache,
+                                                                               errorkb_wheel):
     """A regular `pip install .` ships errors/*.yaml as data files (<prefix>/share/errorkb/errors);
     `errorkb lookup` run in a folder without errorkb.toml reads them: the curated title and fix,
-    not the bare message."""
-    # built from a copy of the checkout's files: an in-tree build would leave build/ in it
-    source = tmp_path / "source"
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True, text=True, check=True).stdout
-    for name in filter(None, listed.split("\0")):
-        if (ROOT / name).is_file():
-            (source / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, source / name)
-    wheels = tmp_path / "wheels"
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(source)],
-                           capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr[-2000:]
-    (wheel,) = wheels.glob("errorkb-*.whl")
+    not the bare message. (Here under --prefix: found through the installed files' record.)"""
+    wheel = errorkb_wheel
     with zipfile.ZipFile(wheel) as archive:
         shipped = {Path(name).name for name in archive.namelist() if "/data/share/errorkb/errors/" in name}
     assert shipped == {p.name for p in (ROOT / "errors").glob("*.yaml")}
