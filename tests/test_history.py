@@ -290,6 +290,28 @@ def test_a_message_about_another_thing_with_other_numbers_has_not_moved():
     assert links == {("2" * 16, "4" * 16): "moved-reworded"}
 
 
+def test_a_message_that_grew_past_its_punctuation_stays_where_it_was_raised():
+    """v0.14 reworded pynccl's "Unsupported dtype: {dtype}" to "Unsupported dtype {dtype}: should
+    be one of ..." in the same function; the same words elsewhere (an assert of batch_invariant.py
+    that v0.12 already had) are not where it went. Its words, not its characters, begin the new
+    message: a message that grew, where it was raised."""
+    def catalog(revision, errors):
+        return {"revision": revision, "errors": [
+            {"id": id_, "exception": exception, "template": template, "kind": "raise",
+             "sites": [{"path": path, "function": function, "line": 1, "template": template}]}
+            for id_, exception, template, path, function in errors]}
+    kept = ("2" * 16, "AssertionError", "unsupported dtype: {dtype}", "vllm/model_executor/layers/batch_invariant.py", "mean")
+    pynccl = ("vllm/distributed/device_communicators/pynccl_wrapper.py", "ncclDataTypeEnum.from_torch")
+    old = catalog("v0.12.0", [("1" * 16, "ValueError", "Unsupported dtype: {dtype}", *pynccl), kept])
+    grown = ("3" * 16, "ValueError", "Unsupported dtype {dtype}: should be one of int8, uint8, float16.", *pynccl)
+    assert [(link.source, link.target, link.kind) for link in link_errors(old, catalog("v0.14.0", [grown, kept]))] == \
+        [("1" * 16, "3" * 16, "reworded")]
+    # raised from another module, the same growth is not enough: the kept message stays the link
+    elsewhere = (*grown[:3], "vllm/other.py", "f")
+    assert [(link.source, link.target) for link in link_errors(old, catalog("v0.14.0", [elsewhere, kept]))] == \
+        [("1" * 16, "2" * 16)]
+
+
 def _side_by_side_catalog(revision: str, errors: list[tuple[str, str]]) -> dict:
     """A catalog of (id, template) logged as warnings by one function."""
     return {"revision": revision, "errors": [

@@ -14,7 +14,9 @@ OLD and not at NEW, one "added" the other way round):
 - **moved and reworded**: as reworded, but from another function or module, which
   needs templates at least ``MOVED_RATIO`` alike (``SHORT_MOVED_RATIO`` when one has fewer
   than ``SHORT_LITERAL`` characters of its own), or the old message's literal text
-  whole at the start of the new one (a message that grew);
+  whole at the start of the new one (a message that grew); raised from the same function,
+  the old message's words whole at the start of the new one's are enough ("... was found."
+  → "... was found for layer_name=...": grown past its stop);
 - an error may become one that the newer release already raised (the V0 engine's check
   gone, the V1 engine's alike one kept): retyped or moved and reworded, as above; but not
   one the same function already raised beside it at the older release, unless the kept one
@@ -178,7 +180,7 @@ def link_errors(old: dict, new: dict) -> list[Link]:
             if other["exception"] != error["exception"] and _family(other) == _family(error):
                 candidates.append((1.0, "retyped", error["id"], other["id"]))
         paths = {path for path, _ in _places(error)}
-        for other_id in prefixes.extending(text):
+        for other_id in prefixes.extending(text) + [o for o in prefixes.extending_words(text) if places_of[o] & _places(error)]:
             if family_of[other_id] == _family(error):
                 # of several messages that begin alike, the one raised where it was, then the shortest
                 here = any(path in paths for path, _ in places_of[other_id])
@@ -242,6 +244,10 @@ class _Prefixes:
     def __init__(self, errors: list[dict], literal: dict[str, str]):
         self.sorted = sorted((literal[e["id"]], e["id"]) for e in errors)
         self.texts = [text for text, _ in self.sorted]
+        self.literal = literal
+        # each text's words, with a space after the last: a prefix of them ends at a word's end
+        self.by_words = sorted((_words(text) + " ", id_) for text, id_ in self.sorted)
+        self.words = [words for words, _ in self.by_words]
 
     def extending(self, text: str) -> list[str]:
         if len(text) < PREFIX_LEAST:
@@ -253,6 +259,27 @@ class _Prefixes:
                 found.append(self.sorted[at][1])
             at += 1
         return found[:8]
+
+    def extending_words(self, text: str) -> list[str]:
+        """The errors whose words begin with all of TEXT's words, where the text alone does
+        not begin theirs: the message grew past a stop or a colon ("No compressed-tensors
+        compatible scheme was found." → "... was found for layer_name={layer_name!r}, ...")."""
+        words = _words(text)
+        if len(words) < PREFIX_LEAST:
+            return []
+        at = bisect.bisect_left(self.words, words)
+        found = []
+        while at < len(self.words) and self.words[at].startswith(words):
+            other, id_ = self.by_words[at]
+            if other.startswith(words + " ") and not self.literal[id_].startswith(text):
+                found.append(id_)
+            at += 1
+        return found[:8]
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _words(literal: str) -> str:
+    return " ".join(LITERAL_WORD.findall(literal))
 
 
 def _group(items, key) -> dict:
