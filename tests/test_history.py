@@ -279,6 +279,21 @@ def test_a_short_message_needs_more_alike_to_have_moved():
     assert links == {("2" * 16, "4" * 16): "moved-reworded"}  # 0.83 alike: short, no; long, yes
 
 
+def test_a_short_message_became_one_already_raised_elsewhere_only_if_nearly_the_same():
+    """An audio model's "Unsupported data type: {type(audio_input)}" (gone at v0.8.5) did not
+    become pynccl's "Unsupported dtype: {dtype}", raised since v0.4 (0.9 alike); "No free LoRA
+    slots." became "No free lora slots" of the file that took over the LoRA models."""
+    pynccl = ("2" * 16, "Unsupported dtype: {dtype}", "vllm/pynccl_wrapper.py")
+    slots = ("4" * 16, "No free lora slots", "vllm/lora/model_manager.py")
+    old = _catalog("v0.8.0", [("1" * 16, "Unsupported data type: {type(audio_input)}", "vllm/phi4mm.py"), pynccl,
+                              ("3" * 16, "No free LoRA slots.", "vllm/lora/models.py"), slots])
+    new = _catalog("v0.8.5", [pynccl, slots])
+    assert [(link.source, link.target) for link in link_errors(old, new)] == [("3" * 16, "4" * 16)]
+    # a new error as alike is where the short message went
+    new = _catalog("v0.8.5", [pynccl, ("5" * 16, "Unsupported dtype: {dtype}", "vllm/audio.py")])
+    assert [(link.source, link.target) for link in link_errors(old, new)] == [("1" * 16, "5" * 16)]
+
+
 def test_a_message_about_another_thing_with_other_numbers_has_not_moved():
     """"Head size must be a multiple of 128." (TPU) is not "Block size must be a multiple of 16."
     (ROCm) however alike the words; a reworded number of the same field still moves."""
