@@ -150,6 +150,32 @@ def test_site_keeps_pages_of_past_errors_with_lineage_and_release_pages(tmp_path
     assert index["revisions"] == ["v1", "v2"]
 
 
+def test_a_past_errors_page_leads_to_the_error_the_pin_raises_now(tmp_path):
+    """v1's message, reworded in v2 and retyped in v3 (the pin): its page names the next step
+    and where the message lives now; an error that came back and went again is named once."""
+    from generator.site.build import SiteInput, build_site
+    from generator.site.pages import lineage_once
+
+    v3 = {"vllm/a.py": "def f(x):\n    raise TypeError(f'the limit ({x}) is too high for this engine')\n"}
+    repo = tagged_repo(tmp_path / "r", {"v1": V1, "v2": V2, "v3": v3})
+    with BlobCache(tmp_path / "c" / "analysis.sqlite") as cache:
+        v1, v2, v3 = [json.loads(catalog_json(scan_revision("vllm", resolve(str(repo), rev, tmp_path / "c"), cache)))
+                      for rev in ("v1", "v2", "v3")]
+    out = tmp_path / "site"
+    build_site(ROOT / "mkdocs.yml", SiteInput(catalog=v3, entries=[], engine_args={}, releases=[v1, v2, v3]), out)
+    first, second, now = (by_template(c, "the limit")["id"] for c in (v1, v2, v3))
+    data = json.loads((out / "api" / "errors" / f"{first}.json").read_text())
+    assert data["replaced_by"] == [{"id": second, "kind": "reworded", "release": "v2"}] and data["now_raised_as"] == [now]
+    page = (out / "errors" / first / "index.html").read_text()
+    assert f'It became <a href="../{second}/"><code>{second}</code></a> (reworded in v2).' in page
+    assert f'The pinned release raises it as <a href="../{now}/"><code>{now}</code></a>.' in page
+    # the next step is the pin's own: nothing more to name
+    assert json.loads((out / "api" / "errors" / f"{second}.json").read_text())["now_raised_as"] == []
+    links = [{"id": now, "kind": "retyped", "release": "v2"}, {"id": first, "kind": "reworded", "release": "v5"},
+             {"id": now, "kind": "retyped", "release": "v4"}]
+    assert lineage_once(links, "in") == [{"id": now, "changes": "retyped in v2 and v4"}, {"id": first, "changes": "reworded in v5"}]
+
+
 @pytest.mark.slow
 def test_v0_kv_cache_paste_leads_to_the_curated_page(corpus_scan):
     from generator.entries.load import load_entries

@@ -34,7 +34,7 @@ from generator.lookup.index import compact_index, entries_for_index
 from generator.text import foreign_path
 from generator.memory.site_data import CALCULATOR_ENTRIES, CALCULATOR_EXAMPLES, bundled_models, site_data
 from generator.site.pages import (API_SCHEMA_VERSION, ErrorPage, attach_reports, build_pages, error_json, index_json,
-                                  link_followers, link_next_pages, report_url)
+                                  link_current_successors, link_followers, link_next_pages, report_url)
 from generator.site.render import environment
 from generator.vllm.phases import PHASES
 from generator.entries.reports import report_examples, reports_gathered
@@ -137,6 +137,7 @@ def render_docs(site: SiteInput, docs: Path, project: Path, step: Step | None = 
     for page in pages:
         page.related = [i for i in page.related if i in known]
     attach_reports(pages, site.reports)
+    link_current_successors(pages)
     link_next_pages(pages)
     link_followers(pages)
 

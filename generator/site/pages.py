@@ -63,6 +63,7 @@ class ErrorPage:
     reports: list[str] = field(default_factory=list)  # URLs of public reports (errors/reports.yaml), ``attach_reports``
     next_pages: list[dict] = field(default_factory=list)  # {"id", "title", "why"}: curated pages to read next
     followed_by: list[dict] = field(default_factory=list)  # log pages: {"id", "title", "where"}, ``link_followers``
+    now_raised_as: list[str] = field(default_factory=list)  # the pin's errors this one became, ``link_current_successors``
 
     @property
     def curated(self) -> bool:
@@ -71,6 +72,25 @@ class ErrorPage:
     @property
     def url(self) -> str:
         return error_path(self.id)
+
+    @property
+    def replaces_once(self) -> list[dict]:
+        return lineage_once(self.replaces, "after")
+
+    @property
+    def replaced_by_once(self) -> list[dict]:
+        return lineage_once(self.replaced_by, "in")
+
+
+def lineage_once(links: list[dict], word: str) -> list[dict]:
+    """Lineage links once per id, in order, each with what happened when: {"id", "changes":
+    "retyped in v0.11.0 and v0.32.0"}. An error that went, came back and went again links to
+    the same id twice."""
+    changes: dict[str, dict[str, list[str]]] = {}
+    for link in links:
+        changes.setdefault(link["id"], {}).setdefault(link["kind"], []).append(link["release"])
+    return [{"id": id_, "changes": ", ".join(f"{kind} {word} {' and '.join(releases)}" for kind, releases in kinds.items())}
+            for id_, kinds in changes.items()]
 
 
 def subsystem_of(path: str) -> str:
@@ -253,6 +273,31 @@ def attach_reports(pages: list[ErrorPage], reports: list) -> None:
         page.reports = list(dict.fromkeys(url for i in dict.fromkeys(ids) for url in by_id.get(i, ())))
 
 
+def link_current_successors(pages: list[ErrorPage]) -> None:
+    """For each error the pin no longer raises, the pin's errors its lineage leads to when the
+    errors it became are gone too (reworded in v0.14.0, then retyped in v0.16.0): where the
+    message lives now, beyond the next step the page already names."""
+    by_id = {page.id: page for page in pages}
+    for page in pages:
+        if page.current or not page.replaced_by:
+            continue
+        named = {link["id"] for link in page.replaced_by}
+        found: list[str] = []
+        seen = {page.id}
+        todo = [link["id"] for link in page.replaced_by]
+        while todo:
+            id_ = todo.pop(0)
+            if id_ in seen or id_ not in by_id:
+                continue
+            seen.add(id_)
+            successor = by_id[id_]
+            if successor.current:
+                found.append(id_)
+            else:
+                todo += [link["id"] for link in successor.replaced_by]
+        page.now_raised_as = [id_ for id_ in dict.fromkeys(found) if id_ not in named]
+
+
 def link_next_pages(pages: list[ErrorPage]) -> None:
     """For each page without an entry, the curated pages to read next: those about the same
     engine arguments first, then those raised in the same file, then in the same subsystem."""
@@ -385,6 +430,7 @@ def error_json(page: ErrorPage, catalog: dict, report: str) -> dict:
         "current": page.current,
         "replaces": page.replaces,
         "replaced_by": page.replaced_by,
+        "now_raised_as": page.now_raised_as,
         "flags": [f.to_json() for f in page.flags],
         "sites": [
             {
