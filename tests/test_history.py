@@ -320,6 +320,21 @@ def test_a_short_message_became_one_already_raised_elsewhere_only_if_nearly_the_
     assert [(link.source, link.target) for link in link_errors(old, new)] == [("1" * 16, "5" * 16)]
 
 
+def test_a_message_did_not_become_its_siblings_with_another_name():
+    """XPU's "Pin memory is not supported on XPU." dropped (v0.10) did not become TPU's, raised
+    beside it all along; a message whose only change is a version it asks for, or a name
+    spelled apart, still became the one raised elsewhere."""
+    tpu = ("2" * 16, "Pin memory is not supported on TPU.", "vllm/platforms/tpu.py")
+    old = _catalog("v0.9.0", [("1" * 16, "Pin memory is not supported on XPU.", "vllm/platforms/xpu.py"), tpu])
+    assert link_errors(old, _catalog("v0.10.0", [tpu])) == []
+    for was, now in (("bitsandbytes version is wrong. Please install bitsandbytes>=0.45.3.",
+                      "bitsandbytes version is wrong. Please install bitsandbytes>=0.46.1."),
+                     ("Weight Blockscale must be represented as FP8-E4M3", "Weight Block scale must be represented as FP8-E4M3")):
+        kept = ("4" * 16, now, "vllm/b.py")
+        old = _catalog("v1", [("3" * 16, was, "vllm/a.py"), kept])
+        assert [(link.source, link.target) for link in link_errors(old, _catalog("v2", [kept]))] == [("3" * 16, "4" * 16)], was
+
+
 def test_a_message_about_another_thing_with_other_numbers_has_not_moved():
     """"Head size must be a multiple of 128." (TPU) is not "Block size must be a multiple of 16."
     (ROCm) however alike the words; a reworded number of the same field still moves."""

@@ -25,7 +25,9 @@ OLD and not at NEW, one "added" the other way round):
   wordings of one check: the context length error for chat and for completion requests).
   Two checks side by side ("Prefix caching is not supported with flashinfer yet." and
   "Chunked prefill is not supported ...") stay two: when one goes, the other did not
-  become it.
+  become it. Nor did one message become another that NEW already raised and that differs
+  from it only by one name (``_named_otherwise``: "Pin memory is not supported on XPU." and
+  "... on TPU."; one method's, backend's or model's check and its sibling's).
 
 Only errors of one family link: exceptions (raise, assert) with exceptions, log lines
 with log lines, responses with responses.
@@ -147,6 +149,30 @@ def _family(error: dict) -> str:
     return "exception" if kind in ("raise", "assert") else kind
 
 
+NAME_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)*")
+NAME_WORDS = 2  # words on each side of the one place two messages differ, for it to be a name
+VERSION = re.compile(r"[\d.]+")
+
+
+def _named_otherwise(template: str, other: str) -> bool:
+    """Two messages alike but for one name, each its own thing's: "Pin memory is not supported
+    on XPU." and "... on TPU.", "EPLB not supported for `BitsAndBytesMoEMethod` yet." and the
+    ModelOpt method's, "Keye-VL does not support ..." and PaddleOCR-VL's. One of those going
+    (XPU's check dropped) did not become the other, which was raised beside it all along."""
+    words = NAME_TOKEN.findall(PLACEHOLDER.sub(" ", template))
+    other_words = NAME_TOKEN.findall(PLACEHOLDER.sub(" ", other))
+    changes = [op for op in difflib.SequenceMatcher(None, words, other_words, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(changes) != 1 or changes[0][0] != "replace":
+        return False
+    _, i1, i2, j1, j2 = changes[0]
+    part, other_part = words[i1:i2], other_words[j1:j2]
+    # a name has a capital or a digit, and is no bare number (a version the message asks for
+    # went up: "Please install bitsandbytes>=0.45.3" → "... >=0.46.1" is one message)
+    named = lambda ws: 0 < len(ws) <= NAME_WORDS and any(not w.islower() and not VERSION.fullmatch(w) for w in ws)  # noqa: E731
+    # ... and two spellings of one name are one ("Blockscale", "Block scale")
+    return named(part) and named(other_part) and "".join(part).lower() != "".join(other_part).lower()
+
+
 def _places(error: dict) -> set[tuple[str, str]]:
     return {(s["path"], s["function"]) for s in error["sites"]}
 
@@ -226,7 +252,8 @@ def link_errors(old: dict, new: dict) -> list[Link]:
     # A successor new in NEW before one NEW already raised, at a like score.
     candidates = [(score - KEPT_PENALTY if target in old_ids and kind != "retyped" else score, kind, source, target)
                   for score, kind, source, target in candidates
-                  if not (target in old_ids and _side_by_side(old_ids[source], old_ids[target])
+                  if not (target in old_ids and kind != "retyped" and _named_otherwise(old_ids[source]["template"], old_ids[target]["template"]))
+                  and not (target in old_ids and _side_by_side(old_ids[source], old_ids[target])
                           and not _says_no_more(literal[source], literal[target])
                           and not _same_first_sentence(literal[source], literal[target]))]
     for score, kind, source, target in sorted(candidates, key=lambda c: (-c[0], kind_rank[c[1]], c[2], c[3])):
