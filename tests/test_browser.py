@@ -387,6 +387,10 @@ EDGE_PASTES = {
     # match.py _typed_words_before: a label's value after another exception's words (LiteLLM's)
     "another exception's words before a label": "litellm.BadRequestError: Invalid value for 'function.description': expected a string, got null",
     "a fix command filled twice from one value": "ValueError: max_num_batched_tokens (64) must be greater than or equal to max_num_seqs (128).",
+    # match.py _small_word_inserted: a small word inside a chunk (partial, above a template alike),
+    # and a name inserted there (no near match)
+    "a small word inserted into a message": "ValueError: num_attention_heads must be divisible by the num_key_value_heads",
+    "a name inserted into a message": "NotImplementedError: Current platform does not support w4a4 nvfp4 quantization.",
 }
 
 # Strings whose cleaning differs easily between Python and a naive port.

@@ -416,6 +416,21 @@ def test_a_message_with_a_word_of_its_opening_changed_after_its_type_is_a_partia
     assert (matches[0].error.id, matches[0].verdict) == ("e2", "exact") and all(x.verdict == "partial" for x in matches[1:])
 
 
+def test_a_small_word_inserted_into_a_message_is_a_partial_match_above_a_message_alike():
+    """"must be divisible by the num_key_value_heads": every word of the message, "the" added
+    inside one of its chunks. It is the near one, partial, ahead of "... divisible by world_size"
+    that shares only its opening; a name or a qualifier inserted is another message."""
+    m = tiny_matcher(("ValueError", "num_attention_heads must be divisible by num_key_value_heads"),
+                     ("ValueError", "num_attention_heads must be divisible by world_size"),
+                     ("NotImplementedError", "Current platform does not support NVFP4 quantization. Please use Blackwell GPUs."))
+    matches, _ = m.lookup("ValueError: num_attention_heads must be divisible by the num_key_value_heads")
+    assert [(x.error.id, x.verdict) for x in matches[:1]] == [("e0", "partial")] and matches[0].score > matches[1].score
+    matches, _ = m.lookup("ValueError: num_attention_heads must be divisible by num_key_value_heads")
+    assert (matches[0].error.id, matches[0].verdict) == ("e0", "exact")
+    matches, _ = m.lookup("NotImplementedError: Current platform does not support w4a4 nvfp4 quantization.")
+    assert all(x.verdict == "partial" and x.score < 0.8 for x in matches), [(x.error.id, x.score) for x in matches]
+
+
 def test_the_least_missing_that_makes_a_match_partial_rounds_below_sure():
     """A near match is shown partial however its length rounds: 45 characters and 5 missing
     score 0.9 when rounded, which reads as exact."""

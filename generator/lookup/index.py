@@ -93,6 +93,7 @@ def rules() -> dict:
         "reworded_least": match.REWORDED_LEAST,
         "stop_word_least": match.STOP_WORD_LEAST,
         "part_least": match.PART_LEAST,
+        "small_word": match.SMALL_WORD,
         "quote_head": match.QUOTE_HEAD,
         # generator/text.py
         "ellipsis": ELLIPSIS,

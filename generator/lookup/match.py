@@ -1336,6 +1336,7 @@ class Matcher:
         value_before = False  # a hole's value lies before pos: the chunk after it was not found
         run_missing = 0  # what the chunks not found since the last one found count as missing
         run_start = 0  # ... and where the paste's text after that one begins
+        reworded = False  # a chunk found with a small word inserted into it: never exact
         name_start = start - len(entry.exception) - 1
         exception_beside = (flat[max(0, name_start) : start] == entry.exception + ":"
                             # the whole name: a log entry's level ("error") is not the end of
@@ -1405,6 +1406,13 @@ class Matcher:
                 after = run_start if run_missing else pos  # the paste's text after the last chunk found whole
                 if _elided_between(cleaned, origin[after - 1] + 1 if after else 0, origin[until - 1]):
                     missing -= run_missing  # "is not... with prompt_logprobs.": the "..." stands for the chunk's middle (and chunks before it)
+                elif got == len(chunk) and not hole and _small_word_inserted(flat, anchor, until, chunk):
+                    # every character of the chunk, a small word among them ("must be divisible by the
+                    # num_key_value_heads"): the message near enough to outrank others alike, yet not
+                    # vLLM's words, so partial (below); not a name or a qualifier inserted ("does not
+                    # support w4a4 nvfp4 quantization" is another program's message)
+                    missing += (until - anchor - len(chunk)) // 2
+                    reworded = True
                 else:
                     missing += len(chunk)
                 bounds[i] = (anchor, until)
@@ -1619,7 +1627,7 @@ class Matcher:
             start=origin[begin],
             end=origin[end - 1] + 1,
             matched=matched,
-            missing=missing,
+            missing=max(missing, _partial_missing(matched)) if reworded else missing,
             coverage=matched / entry.literal,
             holes=_holes_shown(entry, bounds, truncated, open_value),
             open_value=open_value,
@@ -2763,6 +2771,16 @@ def _chunk_in_part(flat: str, pos: int, chunk: str, limit: int) -> tuple[int, in
         if at != -1:
             return start + len(chunk) - cut, at + len(chunk) - cut, True
     return start, pos + start, False
+
+
+SMALL_WORD = 3  # letters of a word inserted into a chunk that leave it the message ("the", "a", "an")
+
+
+def _small_word_inserted(flat: str, anchor: int, until: int, chunk: str) -> bool:
+    """Whether the paste's text from ``anchor`` to ``until`` is ``chunk`` with a few letters inserted."""
+    size = until - anchor - len(chunk)
+    at = anchor + _common_prefix(flat, anchor, chunk)
+    return 0 < size <= SMALL_WORD and flat[at : at + size].isalpha()
 
 
 def _chunk_ends_at(flat: str, end: int, chunk: str) -> tuple[int, int] | None:

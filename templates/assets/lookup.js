@@ -1043,6 +1043,7 @@
       rewordedLeast: rules.reworded_least,
       stopWordLeast: rules.stop_word_least,
       partLeast: rules.part_least,
+      smallWord: rules.small_word,
       diverge: rules.diverge,
       valueClosers: rules.value_closers,
       hole: pyRegex(patterns.hole, "", "g"),
@@ -2494,6 +2495,7 @@
       let valueBefore = false; // match.py: a hole's value lies before pos, the chunk after it not found
       let runMissing = 0; // match.py: what the chunks not found since the last one found count as missing
       let runStart = 0; // ... and where the paste's text after that one begins
+      let reworded = false; // match.py: a chunk found with a small word inserted into it, never exact
       const nameStart = start - entry.exception.length - 1;
       const exceptionBeside = (flat.slice(Math.max(0, nameStart), start) === entry.exception + ":"
           // match.py: the whole name, not the end of another ("RuntimeError" is not the level "Error")
@@ -2560,7 +2562,11 @@
           const after = runMissing ? runStart : pos; // the paste's text after the last chunk found whole
           // match.py: the user's "..." stands for the chunk's middle (and chunks before it)
           if (elidedBetween(cleaned, after ? origin.get(after - 1) + 1 : 0, origin.get(part[1] - 1), rules)) missing -= runMissing;
-          else missing += chunk.length; // found, but not as vLLM worded it: missing for the score (match.py)
+          else if (part[0] === chunk.length && !hole && smallWordInserted(flat, anchor, part[1], chunk, rules)) {
+            // match.py: every character of the chunk, a small word among them: near, but partial
+            missing += Math.floor((part[1] - anchor - chunk.length) / 2);
+            reworded = true;
+          } else missing += chunk.length; // found, but not as vLLM worded it: missing for the score (match.py)
           bounds[i] = [anchor, part[1]];
           pos = part[1];
           slack = 0;
@@ -2769,7 +2775,7 @@
         start: origin.get(begin),
         end: origin.get(end - 1) + 1,
         matched,
-        missing,
+        missing: reworded ? Math.max(missing, partialMissing(matched, rules.sure)) : missing,
         coverage: matched / entry.literal,
         holes: holesShown(entry, bounds, truncated, openValue),
         openValue,
@@ -3043,6 +3049,13 @@
       if (at !== -1) return [start + chunk.length - cut, at + chunk.length - cut, true];
     }
     return [start, pos + start, false];
+  }
+
+  /** match.py's _small_word_inserted: flat from anchor to until is chunk with a few letters inserted. */
+  function smallWordInserted(flat, anchor, until, chunk, rules) {
+    const size = until - anchor - chunk.length;
+    const at = anchor + commonPrefix(flat, anchor, chunk);
+    return 0 < size && size <= rules.smallWord && /^\p{L}+$/u.test(flat.slice(at, at + size));
   }
 
   /** match.py's _type_alone: the exception line at position is its type alone, no colon after it. */
