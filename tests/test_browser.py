@@ -391,6 +391,9 @@ EDGE_PASTES = {
     # and a name inserted there (no near match)
     "a small word inserted into a message": "ValueError: num_attention_heads must be divisible by the num_key_value_heads",
     "a name inserted into a message": "NotImplementedError: Current platform does not support w4a4 nvfp4 quantization.",
+    # match.py _word_left_out: a word left out of a chunk, and out of the chunk before the anchor (partial)
+    "a word left out of a message": "ValueError: sampling distribution replay Model Runner V2",
+    "a word left out before the anchor": "ValueError: Unsupported for MistralParser. Only `json` and `json_object` are supported.",
 }
 
 # Strings whose cleaning differs easily between Python and a naive port.

@@ -432,6 +432,30 @@ def test_a_small_word_inserted_into_a_message_is_a_partial_match_above_a_message
     assert all(x.verdict == "partial" and x.score < 0.8 for x in matches), [(x.error.id, x.score) for x in matches]
 
 
+def test_a_word_left_out_of_a_message_is_a_partial_match():
+    """A title's paraphrase leaves a word out ("sampling distribution replay Model Runner V2",
+    without "requires"): the rest of the message, word for word, is a near match, partial. So is
+    one left out of the words before the chunk the match is anchored on. A short message is not
+    told by what is left ("Mooncake not available" is another program's), nor is the first word
+    of those before the anchor (another word may stand there: "camem allocator")."""
+    m = tiny_matcher(("ValueError", "sampling distribution replay requires Model Runner V2"),
+                     ("ValueError", "Unsupported request.structured_outputs for MistralParser. Only `json` and `json_object` are supported."),
+                     ("AssertionError", "Mooncake is not available"))
+    for paste, want in (("ValueError: sampling distribution replay Model Runner V2", "e0"),
+                        ("ValueError: Unsupported for MistralParser. Only `json` and `json_object` are supported.", "e1")):
+        (match, *_), _ = m.lookup(paste)
+        assert (match.error.id, match.verdict) == (want, "partial") and match.exception_agrees, paste
+    (match, *_), _ = m.lookup("ValueError: sampling distribution replay requires Model Runner V2")
+    assert (match.error.id, match.verdict) == ("e0", "exact")
+    assert top(m, "AssertionError: Mooncake not available") is None
+    from generator.lookup.match import _word_left_out
+    words = ["cumem", "allocator", "is"]
+    assert _word_left_out("cumemis", 7, words, before=True) == len("allocator")
+    assert _word_left_out("camemallocatoris", 16, words, before=True) is None
+    assert _word_left_out("cumemallocatornot", 0, words) is None  # its last word, with no next chunk to show where it ends
+    assert _word_left_out("cumemallocatornot", 0, words, then="not") == len("is")
+
+
 def test_the_least_missing_that_makes_a_match_partial_rounds_below_sure():
     """A near match is shown partial however its length rounds: 45 characters and 5 missing
     score 0.9 when rounded, which reads as exact."""

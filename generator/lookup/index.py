@@ -94,6 +94,7 @@ def rules() -> dict:
         "stop_word_least": match.STOP_WORD_LEAST,
         "part_least": match.PART_LEAST,
         "small_word": match.SMALL_WORD,
+        "left_out_least": match.LEFT_OUT_LEAST,
         "quote_head": match.QUOTE_HEAD,
         # generator/text.py
         "ellipsis": ELLIPSIS,

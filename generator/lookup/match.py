@@ -154,18 +154,24 @@ class Entry:
 
 
 def chunk_segments(segments: list[str]) -> tuple[list[str], list[int]]:
-    chunks: list[str] = []
+    words, owners = chunk_words(segments)
+    return ["".join(w) for w in words], owners
+
+
+def chunk_words(segments: list[str]) -> tuple[list[list[str]], list[int]]:
+    """Each chunk's squashed words (what ``chunk_segments`` joins), and the segment it is of."""
+    chunks: list[list[str]] = []
     owners: list[int] = []
     for number, segment in enumerate(segments):
-        words = segment.split()
-        pieces = [squash_text(" ".join(words[i : i + CHUNK_WORDS])) for i in range(0, len(words), CHUNK_WORDS)]
+        words = [squash_text(w) for w in segment.split()]
+        pieces = [[w for w in words[i : i + CHUNK_WORDS] if w] for i in range(0, len(words), CHUNK_WORDS)]
         if not words and squash_text(segment):
-            pieces = [squash_text(segment)]
-        merged: list[str] = []
+            pieces = [[squash_text(segment)]]
+        merged: list[list[str]] = []
         for piece in pieces:
             if not piece:
                 continue  # only quotes or backticks: nothing to find
-            if merged and len(piece) < GRAM:
+            if merged and len("".join(piece)) < GRAM:
                 merged[-1] += piece  # a short tail joins the chunk before it
             else:
                 merged.append(piece)
@@ -1315,12 +1321,27 @@ class Matcher:
         # The chunk before the anchor with a word changed ("libcudart.so is not loaded" for
         # "libcudart is not loaded"): its start and its end around the change, right before the
         # anchor, count as found, as a chunk's do inside the walk; the chunk is still missing.
+        reworded = False  # a chunk found with a small word inserted into it, or one left out: never exact
+        # ... or one left out: only in a message long enough to be told by the rest ("Mooncake not
+        # available" is another program's words, not "Mooncake is not available" reworded)
+        words_left_out = entry.literal >= LEFT_OUT_LEAST
         if first and owners[first - 1] == owners[first] and lead_before:
             lead = _chunk_ends_at(flat, start, chunks[first - 1])
+            left_out = (_word_left_out(flat, start, self._words_of(entry)[first - 1], before=True)
+                        if lead is None and entry.literal >= LEFT_OUT_LEAST else None)
             if lead is not None:
                 bounds[first - 1] = (lead[0], start)
                 matched += lead[1]
                 start = lead[0]
+            elif left_out is not None:
+                # ... or with one of its words left out, right before the anchor ("Indexer or
+                # required for sparse MLA"): the rest of it is the paste's words; partial (below)
+                shown = len(chunks[first - 1]) - left_out
+                bounds[first - 1] = (start - shown, start)
+                matched += shown
+                missing -= shown
+                start -= shown
+                reworded = True
         elif first == 1 and owners[0] != owners[1]:
             # ... or the message's opening words before its first value, their last words left
             # out ("NVFP4 weight_scale for 'x' was never loaded" for "NVFP4 weight_scale for layer
@@ -1336,7 +1357,6 @@ class Matcher:
         value_before = False  # a hole's value lies before pos: the chunk after it was not found
         run_missing = 0  # what the chunks not found since the last one found count as missing
         run_start = 0  # ... and where the paste's text after that one begins
-        reworded = False  # a chunk found with a small word inserted into it: never exact
         name_start = start - len(entry.exception) - 1
         exception_beside = (flat[max(0, name_start) : start] == entry.exception + ":"
                             # the whole name: a log entry's level ("error") is not the end of
@@ -1392,6 +1412,22 @@ class Matcher:
                 matched += len(chunk)
                 pos = at + len(chunk) - stop
                 slack, value_before = 0, False
+                continue
+            left_out = None if hole or not words_left_out else _word_left_out(flat, pos, self._words_of(entry)[i],
+                                                         chunks[i + 1] if i + 1 < len(chunks) and owners[i + 1] == owners[i] else None)
+            if left_out is not None:
+                # One word of the chunk left out, the rest of it where expected ("sampling distribution
+                # replay Model Runner V2" without "requires"): the message, near enough to outrank
+                # others alike, yet not vLLM's words: partial (below)
+                shown = len(chunk) - left_out
+                if run_missing and _elided_between(cleaned, origin[run_start - 1] + 1 if run_start else 0, origin[pos]):
+                    missing -= run_missing
+                matched += shown
+                missing += left_out
+                bounds[i] = (pos, pos + shown)
+                pos += shown
+                slack, value_before, run_missing = 0, False, 0
+                reworded = True
                 continue
             # A word of the chunk changed, left out or added ("exceeds the available Mamba"): its
             # start where expected (after a hole: its longest start found later) and its end a
@@ -1689,6 +1725,10 @@ class Matcher:
             if text:
                 values.setdefault(entry.holes[-1], text[:MAX_VALUE_CHARS] + ELLIPSIS if len(text) > MAX_VALUE_CHARS else text)
         return values, spans
+
+    def _words_of(self, entry: Entry) -> list[list[str]]:
+        """Each chunk's words (read from the template again: only a walk that misses a chunk asks)."""
+        return chunk_words(split_template(entry.form or self.errors[entry.error].template)[0])[0]
 
     def _may_raise_in(self, path: str, function: str) -> bool:
         """Whether some release raises or logs in ``function`` of ``path`` (``vllm/...``), or no
@@ -2773,6 +2813,7 @@ def _chunk_in_part(flat: str, pos: int, chunk: str, limit: int) -> tuple[int, in
     return start, pos + start, False
 
 
+LEFT_OUT_LEAST = 36  # squashed literal characters of a message in which a word may be left out (_word_left_out)
 SMALL_WORD = 3  # letters of a word inserted into a chunk that leave it the message ("the", "a", "an")
 
 
@@ -2781,6 +2822,30 @@ def _small_word_inserted(flat: str, anchor: int, until: int, chunk: str) -> bool
     size = until - anchor - len(chunk)
     at = anchor + _common_prefix(flat, anchor, chunk)
     return 0 < size <= SMALL_WORD and flat[at : at + size].isalpha()
+
+
+def _word_left_out(flat: str, at: int, words: list[str], then: str | None = None, before: bool = False) -> int | None:
+    """The length of the one word of a chunk (``words``) the paste leaves out, the chunk's other
+    words standing in order at ``at`` (ending there when ``before``); None when there is none.
+    Its last word left out counts only with the next chunk (``then``) right after the rest: a
+    chunk cut short at a line's end is another case (the paste stops there); and its first word
+    before the anchor not at all."""
+    if len(words) < 2:
+        return None
+    for number, word in enumerate(words):
+        if number == 0 and before:
+            continue  # what stands before the rest may be any word: one changed, not left out ("camem allocator is")
+        if number == len(words) - 1 and then is None and not before:
+            break
+        rest = "".join(words[:number] + words[number + 1 :])
+        if len(rest) < PART_LEAST:
+            continue
+        if before:
+            if at >= len(rest) and flat.startswith(rest, at - len(rest)):
+                return len(word)
+        elif flat.startswith(rest, at) and (number < len(words) - 1 or flat.startswith(then, at + len(rest))):
+            return len(word)
+    return None
 
 
 def _chunk_ends_at(flat: str, end: int, chunk: str) -> tuple[int, int] | None:

@@ -1044,6 +1044,7 @@
       stopWordLeast: rules.stop_word_least,
       partLeast: rules.part_least,
       smallWord: rules.small_word,
+      leftOutLeast: rules.left_out_least,
       diverge: rules.diverge,
       valueClosers: rules.value_closers,
       hole: pyRegex(patterns.hole, "", "g"),
@@ -1430,20 +1431,26 @@
     }
 
     chunkSegments(segments) {
+      const [words, owners] = this.chunkWords(segments);
+      return [words.map((w) => w.join("")), owners];
+    }
+
+    /** match.py chunk_words(): each chunk's squashed words, and the segment it is of. */
+    chunkWords(segments) {
       const rules = this.rules;
       const chunks = [];
       const owners = [];
       segments.forEach((segment, number) => {
-        const words = pySplit(segment);
+        const words = pySplit(segment).map((w) => squashText(w, rules));
         let pieces = [];
         for (let i = 0; i < words.length; i += rules.chunkWords) {
-          pieces.push(squashText(words.slice(i, i + rules.chunkWords).join(" "), rules));
+          pieces.push(words.slice(i, i + rules.chunkWords).filter((w) => w));
         }
-        if (!words.length && squashText(segment, rules)) pieces = [squashText(segment, rules)];
+        if (!words.length && squashText(segment, rules)) pieces = [[squashText(segment, rules)]];
         const merged = [];
         for (const piece of pieces) {
-          if (!piece) continue; // only quotes or backticks: nothing to find
-          if (merged.length && piece.length < rules.gram) merged[merged.length - 1] += piece;
+          if (!piece.length) continue; // only quotes or backticks: nothing to find
+          if (merged.length && piece.join("").length < rules.gram) merged[merged.length - 1].push(...piece);
           else merged.push(piece);
         }
         for (const chunk of merged) {
@@ -1452,6 +1459,11 @@
         }
       });
       return [chunks, owners];
+    }
+
+    /** match.py _words_of(): each chunk's words, read from the template again. */
+    wordsOf(entry) {
+      return this.chunkWords(splitTemplate(toSlots(entry.form || this.errors[entry.error].template))[0])[0];
     }
 
     add(error, exception, template, form = "", reason = false) {
@@ -2474,12 +2486,23 @@
       bounds[first] = [start, start + chunks[first].length];
       let pos = start + chunks[first].length;
       // match.py: the chunk before the anchor with a word changed counts its start and end found
+      let reworded = false; // match.py: a chunk found with a small word inserted into it, or one left out: never exact
+      const wordsLeftOut = entry.literal >= rules.leftOutLeast; // match.py: only in a message long enough
       if (first && owners[first - 1] === owners[first] && leadBefore) {
         const lead = chunkEndsAt(flat, start, chunks[first - 1], rules);
+        const leftOut = lead === null && wordsLeftOut ? wordLeftOut(flat, start, this.wordsOf(entry)[first - 1], null, true, rules) : null;
         if (lead !== null) {
           bounds[first - 1] = [lead[0], start];
           matched += lead[1];
           start = lead[0];
+        } else if (leftOut !== null) {
+          // match.py: or with one of its words left out, right before the anchor: partial
+          const shown = chunks[first - 1].length - leftOut;
+          bounds[first - 1] = [start - shown, start];
+          matched += shown;
+          missing -= shown;
+          start -= shown;
+          reworded = true;
         }
       } else if (first === 1 && owners[0] !== owners[1]) {
         // match.py: or the message's opening words before its first value, their last words left out
@@ -2495,7 +2518,6 @@
       let valueBefore = false; // match.py: a hole's value lies before pos, the chunk after it not found
       let runMissing = 0; // match.py: what the chunks not found since the last one found count as missing
       let runStart = 0; // ... and where the paste's text after that one begins
-      let reworded = false; // match.py: a chunk found with a small word inserted into it, never exact
       const nameStart = start - entry.exception.length - 1;
       const exceptionBeside = (flat.slice(Math.max(0, nameStart), start) === entry.exception + ":"
           // match.py: the whole name, not the end of another ("RuntimeError" is not the level "Error")
@@ -2549,6 +2571,22 @@
           pos = at + chunk.length - stop;
           slack = 0;
           valueBefore = false;
+          continue;
+        }
+        const leftOut = hole || !wordsLeftOut ? null
+          : wordLeftOut(flat, pos, this.wordsOf(entry)[i], i + 1 < chunks.length && owners[i + 1] === owners[i] ? chunks[i + 1] : null, false, rules);
+        if (leftOut !== null) {
+          // match.py: one word of the chunk left out, the rest of it where expected: partial
+          const shown = chunk.length - leftOut;
+          if (runMissing && elidedBetween(cleaned, runStart ? origin.get(runStart - 1) + 1 : 0, origin.get(pos), rules)) missing -= runMissing;
+          matched += shown;
+          missing += leftOut;
+          bounds[i] = [pos, pos + shown];
+          pos += shown;
+          slack = 0;
+          valueBefore = false;
+          runMissing = 0;
+          reworded = true;
           continue;
         }
         // match.py: a word of the chunk changed, left out or added: its start where expected
@@ -3052,6 +3090,23 @@
   }
 
   /** match.py's _small_word_inserted: flat from anchor to until is chunk with a few letters inserted. */
+  /** match.py _word_left_out(): the length of the one word of a chunk the paste leaves out, or null. */
+  function wordLeftOut(flat, at, words, then, before, rules) {
+    if (words.length < 2) return null;
+    for (let number = 0; number < words.length; number++) {
+      if (number === 0 && before) continue; // what stands before the rest may be any word
+      if (number === words.length - 1 && then === null && !before) break;
+      const rest = words.slice(0, number).join("") + words.slice(number + 1).join("");
+      if (rest.length < rules.partLeast) continue;
+      if (before) {
+        if (at >= rest.length && flat.startsWith(rest, at - rest.length)) return words[number].length;
+      } else if (flat.startsWith(rest, at) && (number < words.length - 1 || flat.startsWith(then, at + rest.length))) {
+        return words[number].length;
+      }
+    }
+    return null;
+  }
+
   function smallWordInserted(flat, anchor, until, chunk, rules) {
     const size = until - anchor - chunk.length;
     const at = anchor + commonPrefix(flat, anchor, chunk);
