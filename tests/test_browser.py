@@ -394,6 +394,11 @@ EDGE_PASTES = {
     # match.py _word_left_out: a word left out of a chunk, and out of the chunk before the anchor (partial)
     "a word left out of a message": "ValueError: sampling distribution replay Model Runner V2",
     "a word left out before the anchor": "ValueError: Unsupported for MistralParser. Only `json` and `json_object` are supported.",
+    # match.py _carried: vLLM's words that a foreign rule names as its (pynccl's), without the type; and PyTorch's
+    "vLLM's words a foreign rule names": "xinference vllm部署deepseek-r1报错 NCCL error: unhandled system error",
+    "a worker's report cut in the value that holds them": "Exception in worker VllmWorkerProcess while processing method init_device: NCCL error: unhandled cuda error",
+    "PyTorch's NCCL words": "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, unhandled cuda error",
+    "the words in a traceback's raise": '  File "/x/vllm/distributed/device_communicators/pynccl_wrapper.py", line 257, in NCCL_CHECK\n    raise RuntimeError(f"NCCL error: {error_str}")\nRuntimeError: [address=1] NCCL failed',
 }
 
 # Strings whose cleaning differs easily between Python and a naive port.

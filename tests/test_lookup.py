@@ -749,9 +749,13 @@ def test_a_message_behind_another_programs_words_is_its_raise_when_the_frame_nam
              'line 257, in NCCL_CHECK\n    raise RuntimeError(f"NCCL error: {error_str}")\n')
     (match,), _ = m.lookup(frame + line)
     assert match.error.id == "e0" and match.verdict == "exact" and match.frame
-    assert top(m, line) is None  # without the frame, two words inside a line are not the message
-    assert top(m, frame + line.replace("RuntimeError", "ValueError")) is None  # another type
+    plain = Matcher(errors, [[error.template] for error in errors], foreign=[])  # no foreign rule names these words vLLM's
+    assert top(plain, line) is None  # without the frame, two words inside a line are not the message
+    assert top(plain, frame + line.replace("RuntimeError", "ValueError")) is None  # another type
     assert top(m, frame + "RuntimeError: [address=1] NCCL failed") is None  # not vLLM's words
+    # (with the package's rules, NCCL's own words after them make them pynccl's: test_vllms_words_that_a_foreign_rule_names)
+    (match,), _ = m.lookup(line)
+    assert match.error.id == "e0" and match.carried
 
 
 def test_frame_identifies_a_raise_without_message():
@@ -2834,6 +2838,11 @@ def test_a_malformed_foreign_file_names_the_item_and_what_to_fix(tmp_path):
                    "    seen_in: ''\n")
     with pytest.raises(ValueError, match=r"foreign.yaml:2: errors\[1\]: `seen_in` must be a non-empty string"):
         load_foreign(bad)
+    bad.write_text("errors:\n  - id: x\n    source: x\n    title: t\n    keywords: [a]\n    pattern: 'a'\n"
+                   "    weak: false\n    reason: r\n    summary: s\n    steps: [s]\n    related: []\n    examples: [a]\n"
+                   "    vllm_wording: '{error_str} in NCCL'\n")
+    with pytest.raises(ValueError, match=r"foreign.yaml:2: errors\[1\]: `vllm_wording` must be a template of vLLM's message"):
+        load_foreign(bad)
     bad.write_text("errors: [\n")
     with pytest.raises(ValueError, match=r"foreign.yaml:2: YAML error"):
         load_foreign(bad)
@@ -2962,6 +2971,26 @@ def test_vllms_message_raised_with_its_own_type_is_not_the_foreign_line(history_
     # ... nor when raised as a RuntimeError: vLLM's two words are not the whole line the foreign error fills
     matches, foreign = history_matcher.lookup(paste.split("] ", 1)[1].join(["RuntimeError: ", ""]))
     assert not matches and foreign["id"] == "cuda-device-count-failed" and foreign["role"] == "answer"
+
+
+def test_vllms_words_that_a_foreign_rule_names_are_its_message_without_its_type(history_matcher):
+    """"NCCL error: unhandled system error", a title or a worker's log without the RuntimeError,
+    is pynccl's message (foreign.yaml's `vllm_wording`): too short to be told by its words, it
+    is told by NCCL's description after them; NCCL's error is its cause. PyTorch's "NCCL error
+    in: <file>" is not vLLM's words, nor are the words with nothing after them."""
+    for paste in ("xinference vllm引擎部署deepseek-r1: 7b报错 NCCL error: unhandled system error",
+                  "NCCL Error: unhandled cuda error",
+                  # a worker's report, cut in the value that holds the error: it only wraps it
+                  "Exception in worker VllmWorkerProcess while processing method init_device: NCCL error: unhandled cuda error"):
+        matches, foreign = history_matcher.lookup(paste)
+        assert matches and (matches[0].current or matches[0].error).id == "21bd5c25469971ec", paste
+        assert matches[0].verdict == "exact" and matches[0].values == {"error_str": paste.rsplit(": ", 1)[1]}, paste
+        assert foreign["id"] == "nccl-error" and foreign["role"] == "cause", paste
+    for paste in ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
+                  "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5",
+                  "NCCL error:"):
+        matches, foreign = history_matcher.lookup(paste)
+        assert not matches and foreign["id"] == "nccl-error" and foreign["role"] == "answer", paste
 
 
 def test_a_type_name_with_its_colon_is_no_message():

@@ -46,6 +46,10 @@ class ForeignError:
     phases: tuple[tuple[str, frozenset[str], str], ...] = ()  # (phase, frame functions, advice)
     examples: tuple[str, ...] = ()  # pastes it is told by: shown on its page, and each one a test
     seen_in: str = "vLLM's logs"  # where people meet it: a client's or an installer's output is not vLLM's log
+    # vLLM's message that reads as this error, a template whose words open it and whose one value
+    # runs to the line's end (pynccl's "NCCL error: {error_str}"): where the paste shows those
+    # words without the message's type, they are still vLLM's message, and this error its cause
+    vllm_wording: str = ""
 
 
 class ForeignFileError(InputError, ValueError):
@@ -97,12 +101,16 @@ def load_foreign(path: Path = FOREIGN_FILE) -> list[ForeignError]:
         seen_in = item.get("seen_in", ForeignError.seen_in)
         if not isinstance(seen_in, str) or not seen_in.strip():
             raise fail(number, "`seen_in` must be a non-empty string (where the error shows up, as in \"a client's output\")")
+        vllm_wording = item.get("vllm_wording", "")
+        if not isinstance(vllm_wording, str) or vllm_wording and not WORDING.match(vllm_wording):
+            raise fail(number, "`vllm_wording` must be a template of vLLM's message: words, then one placeholder that "
+                               "ends it (\"NCCL error: {error_str}\")")
         found.append(ForeignError(
             id=item["id"], source=item["source"], title=item["title"], keywords=tuple(k.lower() for k in item["keywords"]),
             pattern=pattern, weak=item["weak"], reason=item["reason"], summary=item["summary"],
             steps=tuple(item["steps"]), related=tuple(item["related"]),
             phases=tuple((p["phase"], frozenset(p["functions"]), p.get("advice", "")) for p in phases),
-            examples=tuple(examples), seen_in=seen_in,
+            examples=tuple(examples), seen_in=seen_in, vllm_wording=vllm_wording,
         ))
     return found
 
@@ -204,13 +212,25 @@ def phase_of(error: ForeignError | None, frames: list[tuple[str, str]]) -> tuple
 def foreign_rows(errors: Iterable[ForeignError]) -> list[tuple]:
     """The foreign errors as plain tuples (a stored matcher keeps them so)."""
     return [(f.id, f.source, f.title, f.keywords, f.pattern.pattern, f.weak, f.reason, f.summary, f.steps, f.related,
-             tuple((phase, tuple(sorted(functions)), advice) for phase, functions, advice in f.phases)) for f in errors]
+             tuple((phase, tuple(sorted(functions)), advice) for phase, functions, advice in f.phases), f.vllm_wording)
+            for f in errors]
 
 
 def from_rows(rows: Iterable[tuple]) -> list[ForeignError]:
     return [ForeignError(id_, source, title, tuple(keywords), re.compile(pattern), weak, reason, summary, tuple(steps),
-                         tuple(related), tuple((phase, frozenset(functions), advice) for phase, functions, advice in phases))
-            for id_, source, title, keywords, pattern, weak, reason, summary, steps, related, phases in rows]
+                         tuple(related), tuple((phase, frozenset(functions), advice) for phase, functions, advice in phases),
+                         vllm_wording=wording)
+            for id_, source, title, keywords, pattern, weak, reason, summary, steps, related, phases, wording in rows]
+
+
+# A foreign error's ``vllm_wording``: words, then one placeholder at its end (no other braces)
+WORDING = re.compile(r"^[^{}]*\S[^{}]*\{[^{}]+\}$")
+
+
+def wording_words(wording: str) -> re.Pattern:
+    """The words of a ``vllm_wording`` before its value, as a paste may show them: any case,
+    any blanks between them, blanks after (also in the browser)."""
+    return re.compile(r"[ \t]*".join(re.escape(word) for word in wording[: wording.index("{")].split()) + r"[ \t]*", re.I)
 
 
 # Packages whose own frame, innermost in a traceback, says the error is theirs.

@@ -120,7 +120,9 @@ def rules() -> dict:
                            "anothers_line_reason": foreign.ANOTHERS_LINE_REASON, "anothers_line_source": foreign.ANOTHERS_LINE_SOURCE,
                            "unnamed_reason": foreign.UNNAMED_REASON, "unnamed_source": foreign.UNNAMED_SOURCE,
                            "unnamed_line_chars": foreign.UNNAMED_LINE_CHARS},
+        # (and vLLM's message that reads as it, with its words as a pattern: match.py _carried)
         "not_vllm": [[f.source, list(f.keywords), _source(f.pattern), f.reason, f.weak, f.id]
+                     + ([f.vllm_wording, _source(foreign.wording_words(f.vllm_wording))] if f.vllm_wording else [])
                      for f in foreign.foreign_errors()],
         "foreign": {f.id: {"title": f.title, "summary": f.summary, "steps": list(f.steps), "url": foreign_path(f.id),
                            "phases": [[phase, sorted(functions), advice] for phase, functions, advice in f.phases]}

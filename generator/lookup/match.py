@@ -38,6 +38,7 @@ from typing import Callable, Iterable
 from generator.lookup.clean import ANSI, CODE_FENCE, DROPPED, WEB_SPACE, Origin, clean_paste, squash, squash_text, squashes_longer, without_outer_prefixes
 from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, ISSUE_TAGS, LOGGED_ABOVE_TRACEBACK, WRAPPER, ForeignError, foreign_call, foreign_errors,
                                       foreign_exception_type, foreign_frame, foreign_rows, frame_outside_vllm, from_rows, last_exception, not_vllm, phase_of,
+                                      wording_words,
                                       raise_vllm_never_wrote, raising_frame, traceback_frames, unmatched_exception, unmatched_line, UNMATCHED_ID,
                                       UNMATCHED_LINE_ID, LINE_WORDS, unmatched_unnamed, MESSAGE_WORD, VLLM_LOG_LINE_REASON, VLLM_LOG_LINE_SOURCE, innermost_frame,
                                       PROCESS_LINE_REASON, PROCESS_LINE_SOURCE, ANOTHERS_LINE_REASON, ANOTHERS_LINE_SOURCE, UNMATCHED_LINE_REASON)
@@ -237,6 +238,7 @@ class Match:
     worded_as: list[LookupError_] = field(default_factory=list)  # the problem's other errors the paste matches as well
     type_only: bool = False  # the paste is only the exception's type (_type_alone)
     reason: bool = False  # what matched is a reason the message may show (``form``), not the message
+    carried: bool = False  # its words are a foreign error's that vLLM's message carries (``vllm_wording``), shown without its type
 
     @property
     def score(self) -> float:
@@ -357,7 +359,7 @@ def _entry_of(row: tuple) -> Entry:
     return Entry(error, list(chunks), list(segment_of), list(holes), literal, exception, grams, form, reason)
 
 
-SNAPSHOT_VERSION = 9
+SNAPSHOT_VERSION = 10
 
 SHOWN_LINE_CHARS = 200  # of the line a `message-not-in-vllm` answer judged: its prefix names the program
 
@@ -634,6 +636,9 @@ class Matcher:
         self.entry_grams = [e.grams for e in self.entries]
         self._set_up(errors, [e.id for e in errors], groups or {}, revisions or [], site_url,
                      list(foreign_errors() if foreign is None else foreign), paths, raise_lines, functions_before)
+        # foreign id → the errors whose template is the words it names as vLLM's (``vllm_wording``)
+        self.worded = {f.id: tuple(n for n, e in enumerate(errors) if e.template == f.vllm_wording)
+                       for f in self.foreign if f.vllm_wording}
 
     def _set_up(self, errors, ids: list[str], groups: dict[str, str], revisions: list[str], site_url: str,
                 foreign: list[ForeignError], paths: dict[str, int] | None = None, raise_lines: dict | None = None,
@@ -673,7 +678,7 @@ class Matcher:
             marshal.dumps(raise_lines),
             {k: tuple(v) for k, v in self.logged_at.items()},
             {k: frozenset(v) for k, v in self.functions_before.items()},
-            self.reasons_at,
+            self.reasons_at, self.worded,
         ))
 
     @classmethod
@@ -681,7 +686,7 @@ class Matcher:
         """A matcher from ``snapshot()``'s bytes; ValueError when they are not one."""
         try:
             (version, revisions, site_url, ids, errors, entries, grams, postings, short, by_location, groups,
-             foreign, paths, raise_lines, logged_at, functions_before, reasons_at) = marshal.loads(data)
+             foreign, paths, raise_lines, logged_at, functions_before, reasons_at, worded) = marshal.loads(data)
         except (EOFError, ValueError, TypeError) as exc:
             raise ValueError(f"not a stored matcher: {exc}") from None
         if version != SNAPSHOT_VERSION:
@@ -690,6 +695,7 @@ class Matcher:
         matcher.entries = _Lazy(entries, lambda blob: _entry_of(marshal.loads(blob)))
         matcher.entry_grams = grams
         matcher.reasons_at = reasons_at
+        matcher.worded = worded
         try:
             matcher.index = _Postings(*postings)
         except (TypeError, ValueError) as exc:
@@ -784,6 +790,7 @@ class Matcher:
             results = {number: found for number, found in self._found(self._candidates(counts, reasons=True), flat,
                                                                          origin, cleaned, last).items()
                        if found.score >= SURE}
+        self._carried(results, cleaned, last)
         self._frame_bonus(results, frames, last, cleaned)
         if not results:
             self._type_alone(results, cleaned)
@@ -818,11 +825,15 @@ class Matcher:
             # whole elsewhere too (V0's engine logged it again on the next line).
             wraps = WRAPPER.search(outer.error.template) is not None
             points = POINTS_TO_ITS_VALUE.search(outer.error.template) is not None
+            # ... or the paste stops in the value it opens, which holds the inner error on its line
+            # ("Exception in worker X while processing method init_device: NCCL error: ...")
+            open_to = cleaned.find("\n", outer.end) if outer.open_value else -1
+            spans = outer.value_spans + ([(outer.end, len(cleaned) if open_to == -1 else open_to)] if outer.open_value else [])
             outer.wrapper = any(
                 inner is not outer and (a <= inner.start < b and (inner.end <= b or wraps or not cleaned[b : inner.end].strip(" \t.,;:!"))
                                         or points and _quoted_whole(cleaned, inner, a, b))
                 and inner.score >= SURE and inner.coverage >= SURE and inner.matched >= MIN_MATCHED
-                for a, b in outer.value_spans
+                for a, b in spans
                 for inner in found
             )
         for m in found:
@@ -917,7 +928,7 @@ class Matcher:
             # type and to the line's end: "RuntimeError: NCCL error: unhandled system error" is
             # vLLM's, "RuntimeError: Unexpected error from cudaGetDeviceCount()" is not vLLM's
             # "unexpected error".
-            if (m.start < at or m.start == at and m.exception_agrees
+            if (m.start < at or m.start == at and (m.exception_agrees or m.carried)
                     and (m.end >= line_end or ENDS_IN_A_VALUE.search(m.error.template))) and (
                     any(a <= at < b for a, b in m.value_spans) or "\n" not in cleaned[min(m.end, at) : at]
                     or m.open_value and _continues(cleaned, m.end, at)):
@@ -953,6 +964,40 @@ class Matcher:
         if info["role"] == "cause" and _wrapped_by_it(kept[0], cleaned, at):
             info["role"] = "wrapper"  # the other program's error only carries vLLM's: no cause of it
         return kept[:top], info
+
+    def _carried(self, results: dict[int, Match], cleaned: str, last) -> None:
+        """vLLM's message in the words a foreign error's rule names as its (``vllm_wording``),
+        without its type: "NCCL error: unhandled system error" is pynccl's message (PyTorch
+        writes "NCCL error in: <file>:<line>, ..."), too short to be told by its words alone.
+        Each place the rule's pattern matches and the words follow, with a value after them
+        on their line, is the message, exact; the foreign error is its cause (``quotes_it``)."""
+        low = None
+        for error in self.foreign:
+            numbers = self.worded.get(error.id)
+            if not numbers or any(n in results for n in numbers):
+                continue
+            low = cleaned.lower() if low is None else low
+            if not any(k in low for k in error.keywords):
+                continue
+            words = wording_words(error.vllm_wording)
+            for found in error.pattern.finditer(cleaned):
+                shown = words.match(cleaned, found.start())
+                line_end = cleaned.find("\n", found.start())
+                line_end = len(cleaned) if line_end == -1 else line_end
+                if shown is None or shown.end() > line_end or WRITES_ITS_MESSAGE.match(cleaned, cleaned.rfind("\n", 0, found.start()) + 1):
+                    continue  # (nor in the raise a traceback shows: 'raise RuntimeError(f"NCCL error: {error_str}")')
+                value = cleaned[shown.end() : line_end].rstrip(" \t'\")>]},;")
+                if not value.strip():
+                    continue
+                number = max(numbers, key=lambda n: self.errors[n].newest)  # the newest release's, of several
+                template = self.errors[number].template
+                literal = len(squash_text(template[: template.index("{")]))
+                in_last = last is not None and found.start() >= last[0]
+                results[number] = Match(
+                    error=self.errors[number], values={hole_name(template[template.index("{") + 1 : -1]): value},
+                    value_spans=[(shown.end(), shown.end() + len(value))], start=found.start(), end=shown.end() + len(value),
+                    matched=literal + len(squash_text(value)), coverage=1.0, holes=1, in_last=in_last,
+                    exception_agrees=in_last and last[1].lower() == self.errors[number].exception.lower(), carried=True)
 
     def _raised_from_it(self, m: Match, cleaned: str, at: int, line_end: int) -> bool:
         """Whether vLLM's raise ``m``, shown whole above the foreign error, was raised from it:

@@ -1103,13 +1103,16 @@
       foreignFrameReason: rules.foreign_frame_reason,
       outsideFrameReason: rules.outside_frame_reason, outsideFrameSource: rules.outside_frame_source,
       quoteHead: rules.quote_head,
-      notVllm: rules.not_vllm.map(([source, keywords, pattern, reason, weak, id]) => ({
+      notVllm: rules.not_vllm.map(([source, keywords, pattern, reason, weak, id, vllmWording, wordingWords]) => ({
         source,
         keywords: keywords.map(toSlots),
         pattern: pyRegex(pattern, "", "g"),
         reason,
         weak: !!weak,
         id,
+        // vLLM's message that reads as it, and its words as a pattern (foreign.py vllm_wording, wording_words)
+        vllmWording: vllmWording || "",
+        wordingWords: vllmWording ? pyRegex(wordingWords, "", "y") : null,
       })),
       foreign: rules.foreign,
       wrapper: pyRegex(rules.wrapper),
@@ -1143,6 +1146,7 @@
       this.wordedAs = []; // the problem's other errors the paste matches as well (match.py: worded_as)
       this.typeOnly = !!fields.typeOnly; // the paste is only the exception's type (match.py: type_only)
       this.reason = false; // what matched is a reason the message may show (match.py: Match.reason)
+      this.carried = !!fields.carried; // its words are a foreign error's that vLLM's message carries (match.py: Match.carried)
     }
 
     get verdict() {
@@ -1286,6 +1290,11 @@
           if (form) this.add(number, exception, form, form !== template ? form : "");
         }
       });
+      // foreign id → the errors whose template is the words it names as vLLM's (match.py: worded)
+      this.worded = new Map();
+      for (const rule of rules.notVllm) {
+        if (rule.vllmWording) this.worded.set(rule.id, this.errors.filter((e) => e.template === rule.vllmWording).map((e) => e.number));
+      }
       // the reasons a message may show, after every message (match.py: reasons_at), by row
       this.reasonsAt = this.entries.length;
       for (const [row, given] of Object.entries(index.reasons || {})) {
@@ -1608,6 +1617,48 @@
         pos += line.length + 1;
       }
       return found;
+    }
+
+    /** match.py _carried(): vLLM's message in the words a foreign rule names as its, without its type. */
+    carriedBy(results, cleaned, last) {
+      const rules = this.rules;
+      let low = null;
+      for (const rule of rules.notVllm) {
+        const numbers = rule.wordingWords ? this.worded.get(rule.id) : null;
+        if (!numbers || !numbers.length || numbers.some((n) => results.has(n))) continue;
+        if (low === null) low = cleaned.toLowerCase();
+        if (!rule.keywords.some((k) => low.includes(k))) continue;
+        for (const found of cleaned.matchAll(rule.pattern)) {
+          rule.wordingWords.lastIndex = found.index;
+          const shown = rule.wordingWords.exec(cleaned);
+          let lineEnd = cleaned.indexOf("\n", found.index);
+          if (lineEnd === -1) lineEnd = cleaned.length;
+          if (shown === null) continue;
+          const shownEnd = shown.index + shown[0].length;
+          // (nor in the raise a traceback shows, match.py)
+          const lineStart = found.index === 0 ? 0 : cleaned.lastIndexOf("\n", found.index - 1) + 1;
+          if (shownEnd > lineEnd || atStart(rules.writesItsMessage, cleaned.slice(lineStart, lineEnd))) continue;
+          const value = pyRstripChars(cleaned.slice(shownEnd, lineEnd), " \t'\")>]},;");
+          if (!pyStrip(value)) continue;
+          let number = numbers[0];
+          for (const n of numbers) if (this.errors[n].newest > this.errors[number].newest) number = n; // the newest release's, of several
+          const error = this.errors[number];
+          const open = error.template.indexOf("{");
+          const inLast = last !== null && found.index >= last[0];
+          results.set(number, new Match(rules, error, {
+            values: new Map([[holeName(error.template.slice(open + 1, -1)), fromSlots(value)]]),
+            valueSpans: [[shownEnd, shownEnd + value.length]],
+            start: found.index,
+            end: shownEnd + value.length,
+            matched: squashText(toSlots(error.template.slice(0, open)), rules).length + squashText(value, rules).length,
+            coverage: 1,
+            holes: 1,
+            inLast,
+            exceptionAgrees: inLast && lowerSlots(last[1]) === error.exceptionLow,
+            carried: true,
+          }));
+        }
+      }
     }
 
     notVllm(cleaned, weak) {
@@ -2065,6 +2116,7 @@
         results = this.found(this.candidates(counts, true), flat, origin, cleaned, last);
         for (const [number, found] of results) if (found.score < rules.sure) results.delete(number);
       }
+      this.carriedBy(results, cleaned, last);
       this.frameBonus(results, frames, last, cleaned);
       if (results.size === 0) this.typeAlone(results, cleaned);
       // a logged message is no exception's message (match.py: _after_exception_type)
@@ -2098,7 +2150,13 @@
         const wraps = this.rules.wrapper.test(outer.error.template);
         // a report whose value is the original error wraps it where it is repeated whole elsewhere too (match.py)
         const points = this.rules.pointsToItsValue.test(outer.error.template);
-        outer.wrapper = outer.valueSpans.some(([a, b]) =>
+        // ... or the paste stops in the value it opens, which holds the inner error on its line (match.py)
+        const spans = outer.valueSpans.slice();
+        if (outer.openValue) {
+          const openTo = cleaned.indexOf("\n", outer.end);
+          spans.push([outer.end, openTo === -1 ? cleaned.length : openTo]);
+        }
+        outer.wrapper = spans.some(([a, b]) =>
           found.some((inner) => inner !== outer && ((a <= inner.start && inner.start < b && (inner.end <= b || wraps || !pyStripChars(cleaned.slice(b, inner.end), " \t.,;:!")))
             || (points && quotedWhole(cleaned, inner, a, b, this.rules)))
             && inner.score >= rules.sure && inner.coverage >= rules.sure && inner.matched >= rules.minMatched),
@@ -2190,7 +2248,7 @@
       if (foreignId === rules.unmatchedLine.id) info.line = fromSlots(pyStrip(cleaned.slice(at, lineEnd)).slice(0, rules.unmatchedLine.shownChars));
       const quotesIt = (m) => {
         if (m.score < rules.sure) return false; // a near match on the foreign error's line is no message of vLLM's (match.py)
-        if ((m.start < at || (m.start === at && m.exceptionAgrees && (m.end >= lineEnd || rules.endsInAValue.test(m.error.template)))) && (m.valueSpans.some(([a, b]) => a <= at && at < b) || !cleaned.slice(Math.min(m.end, at), at).includes("\n") || (m.openValue && continues(cleaned, m.end, at, rules)))) return true;
+        if ((m.start < at || (m.start === at && (m.exceptionAgrees || m.carried) && (m.end >= lineEnd || rules.endsInAValue.test(m.error.template)))) && (m.valueSpans.some(([a, b]) => a <= at && at < b) || !cleaned.slice(Math.min(m.end, at), at).includes("\n") || (m.openValue && continues(cleaned, m.end, at, rules)))) return true;
         // ... or in another copy of the vLLM message (match.py: quotes_it)
         const head = pyStrip(cleaned.slice(m.start, Math.min(...m.valueSpans.map(([a]) => a), m.end)));
         if (head.length >= rules.quoteHead && cleaned.slice(cleaned.lastIndexOf("\n", at - 1) + 1, at).includes(head)) return true;
