@@ -397,6 +397,8 @@ EDGE_PASTES = {
     # match.py _carried: vLLM's words that a foreign rule names as its (pynccl's), without the type; and PyTorch's
     "vLLM's words a foreign rule names": "xinference vllm部署deepseek-r1报错 NCCL error: unhandled system error",
     "a worker's report cut in the value that holds them": "Exception in worker VllmWorkerProcess while processing method init_device: NCCL error: unhandled cuda error",
+    "vLLM's words with closers after them": "future: <Task exception=Exception('Call to collective_rpc method failed: NCCL error: internal error')>",
+    "vLLM's words with a bracket of their own": "NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
     "PyTorch's NCCL words": "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, unhandled cuda error",
     "the words in a traceback's raise": '  File "/x/vllm/distributed/device_communicators/pynccl_wrapper.py", line 257, in NCCL_CHECK\n    raise RuntimeError(f"NCCL error: {error_str}")\nRuntimeError: [address=1] NCCL failed',
 }

@@ -2986,6 +2986,12 @@ def test_vllms_words_that_a_foreign_rule_names_are_its_message_without_its_type(
         assert matches and (matches[0].current or matches[0].error).id == "21bd5c25469971ec", paste
         assert matches[0].verdict == "exact" and matches[0].values == {"error_str": paste.rsplit(": ", 1)[1]}, paste
         assert foreign["id"] == "nccl-error" and foreign["role"] == "cause", paste
+    # the value to its line's end: what closes around it there is not NCCL's, a bracket it opens is
+    for paste, value in (("exception=Exception('Call to collective_rpc method failed: NCCL error: internal error')>", "internal error"),
+                         ("NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
+                          "unhandled system error (run with NCCL_DEBUG=INFO for details)")):
+        matches, foreign = history_matcher.lookup(paste)
+        assert matches[0].values == {"error_str": value} and foreign["role"] == "cause", paste
     for paste in ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
                   "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5",
                   "NCCL error:"):

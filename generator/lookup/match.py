@@ -986,7 +986,7 @@ class Matcher:
                 line_end = len(cleaned) if line_end == -1 else line_end
                 if shown is None or shown.end() > line_end or WRITES_ITS_MESSAGE.match(cleaned, cleaned.rfind("\n", 0, found.start()) + 1):
                     continue  # (nor in the raise a traceback shows: 'raise RuntimeError(f"NCCL error: {error_str}")')
-                value = cleaned[shown.end() : line_end].rstrip(" \t'\")>]},;")
+                value = _closers_off(cleaned[shown.end() : line_end])
                 if not value.strip():
                     continue
                 number = max(numbers, key=lambda n: self.errors[n].newest)  # the newest release's, of several
@@ -2867,6 +2867,21 @@ def _small_word_inserted(flat: str, anchor: int, until: int, chunk: str) -> bool
     size = until - anchor - len(chunk)
     at = anchor + _common_prefix(flat, anchor, chunk)
     return 0 < size <= SMALL_WORD and flat[at : at + size].isalpha()
+
+
+CLOSES = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+def _closers_off(value: str) -> str:
+    """A value read to its line's end without what closes around it there: "internal error')>"
+    in "Exception('... NCCL error: internal error')>" is "internal error"; a bracket the value
+    opened ("... (run with NCCL_DEBUG=INFO for details)") is its own (also in the browser)."""
+    while value and value[-1] in " \t,;'\")]}>":
+        last = value[-1]
+        if last in CLOSES and value.count(CLOSES[last]) >= value.count(last) or last in "'\"" and value.count(last) % 2 == 0:
+            break
+        value = value[:-1]
+    return value
 
 
 def _word_left_out(flat: str, at: int, words: list[str], then: str | None = None, before: bool = False) -> int | None:

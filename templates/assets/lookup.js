@@ -1638,7 +1638,7 @@
           // (nor in the raise a traceback shows, match.py)
           const lineStart = found.index === 0 ? 0 : cleaned.lastIndexOf("\n", found.index - 1) + 1;
           if (shownEnd > lineEnd || atStart(rules.writesItsMessage, cleaned.slice(lineStart, lineEnd))) continue;
-          const value = pyRstripChars(cleaned.slice(shownEnd, lineEnd), " \t'\")>]},;");
+          const value = closersOff(cleaned.slice(shownEnd, lineEnd));
           if (!pyStrip(value)) continue;
           let number = numbers[0];
           for (const n of numbers) if (this.errors[n].newest > this.errors[number].newest) number = n; // the newest release's, of several
@@ -3148,6 +3148,18 @@
   }
 
   /** match.py's _small_word_inserted: flat from anchor to until is chunk with a few letters inserted. */
+  /** match.py _closers_off(): a value read to its line's end without what closes around it there. */
+  function closersOff(value) {
+    const closes = { ")": "(", "]": "[", "}": "{", ">": "<" };
+    const count = (c) => value.split(c).length - 1;
+    while (value && " \t,;'\")]}>".includes(value[value.length - 1])) {
+      const last = value[value.length - 1];
+      if ((closes[last] && count(closes[last]) >= count(last)) || (`'"`.includes(last) && count(last) % 2 === 0)) break;
+      value = value.slice(0, -1);
+    }
+    return value;
+  }
+
   /** match.py _word_left_out(): the length of the one word of a chunk the paste leaves out, or null. */
   function wordLeftOut(flat, at, words, then, before, rules) {
     if (words.length < 2) return null;
