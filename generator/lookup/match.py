@@ -1773,7 +1773,7 @@ class Matcher:
 
     def _words_of(self, entry: Entry) -> list[list[str]]:
         """Each chunk's words (read from the template again: only a walk that misses a chunk asks)."""
-        return chunk_words(split_template(entry.form or self.errors[entry.error].template)[0])[0]
+        return _template_words(entry.form or self.errors[entry.error].template)
 
     def _may_raise_in(self, path: str, function: str) -> bool:
         """Whether some release raises or logs in ``function`` of ``path`` (``vllm/...``), or no
@@ -2867,6 +2867,12 @@ def _small_word_inserted(flat: str, anchor: int, until: int, chunk: str) -> bool
     size = until - anchor - len(chunk)
     at = anchor + _common_prefix(flat, anchor, chunk)
     return 0 < size <= SMALL_WORD and flat[at : at + size].isalpha()
+
+
+@functools.lru_cache(maxsize=4096)
+def _template_words(template: str) -> list[list[str]]:
+    """``chunk_words`` of a template's literal segments (a walk asks again and again)."""
+    return chunk_words(split_template(template)[0])[0]
 
 
 CLOSES = {")": "(", "]": "[", "}": "{", ">": "<"}

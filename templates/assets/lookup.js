@@ -1472,7 +1472,14 @@
 
     /** match.py _words_of(): each chunk's words, read from the template again. */
     wordsOf(entry) {
-      return this.chunkWords(splitTemplate(toSlots(entry.form || this.errors[entry.error].template))[0])[0];
+      const template = entry.form || this.errors[entry.error].template;
+      if (!this.wordsCache) this.wordsCache = new Map(); // a walk asks again and again (match.py _template_words)
+      let words = this.wordsCache.get(template);
+      if (words === undefined) {
+        words = this.chunkWords(splitTemplate(toSlots(template))[0])[0];
+        this.wordsCache.set(template, words);
+      }
+      return words;
     }
 
     add(error, exception, template, form = "", reason = false) {
