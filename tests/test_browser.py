@@ -399,6 +399,9 @@ EDGE_PASTES = {
     "a worker's report cut in the value that holds them": "Exception in worker VllmWorkerProcess while processing method init_device: NCCL error: unhandled cuda error",
     "vLLM's words with closers after them": "future: <Task exception=Exception('Call to collective_rpc method failed: NCCL error: internal error')>",
     "vLLM's words with a bracket of their own": "NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
+    # match.py _head_cut_off: after an issue title's tag; a line begun inside the message, a value ending it
+    "a title begun inside a message": "[Bug]: KV cache is needed, which is larger than the available KV cache memory",
+    "a line begun inside a message, ended by a value": "KV cache is needed, which is larger than the available KV cache memory (9.34 GiB). Based on the available memory, the estimated maximum model length is 76496.",
     "PyTorch's NCCL words": "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, unhandled cuda error",
     "the words in a traceback's raise": '  File "/x/vllm/distributed/device_communicators/pynccl_wrapper.py", line 257, in NCCL_CHECK\n    raise RuntimeError(f"NCCL error: {error_str}")\nRuntimeError: [address=1] NCCL failed',
 }

@@ -397,6 +397,17 @@ def test_a_line_that_begins_inside_a_message_is_a_partial_match():
     assert match.verdict == "partial" and match.matched <= flag.entries[0].literal, (match.matched, flag.entries[0].literal)
     assert top(m, "I think we should convert frames to RGB before preprocessing: the alpha is not recoverable from a bare frame array") is None
     assert top(m, "...frames to RGB before preprocessing: the alpha") is None  # too little of it to tell
+    # an issue title's tag stands where the type would; the line, begun inside the message, opens
+    # where its words do, so a value that ends it there is a cut, not a sentence of the paste's own
+    kv = tiny_matcher(("ValueError", "To serve at least one request with the model's max seq len ({max_model_len}), ({needed} GiB KV cache "
+                                     "is needed, which is larger than the available KV cache memory ({available} GiB).{estimated_msg} "
+                                     "Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."))
+    for paste in ("[Bug]: KV cache is needed, which is larger than the available KV cache memory",
+                  "KV cache is needed, which is larger than the available KV cache memory (9.34 GiB). Based on the available memory, "
+                  "the estimated maximum model length is 76496."):
+        (match,), _ = kv.lookup(paste)
+        assert match.error.id == "e0" and match.verdict == "partial", paste
+    assert top(kv, "I think the KV cache is needed, which is larger than the available KV cache memory") is None
 
 
 def test_a_message_with_a_word_of_its_opening_changed_after_its_type_is_a_partial_match():

@@ -1576,7 +1576,9 @@ class Matcher:
                 after_hole = (hole and not closed and not _diverges(flat, origin, cleaned, pos, chunk)
                               and not (_value_ends_a_sentence(cleaned, origin[pos - 1] + 1 if pos else 0)
                                        and not any(c in chunk for chunk in chunks[i:] for c in ".!?"))
-                              and not (_mid_sentence(cleaned, _opening(cleaned, origin[start]) if first == 0 and owners[0] else origin[start])
+                              # (a line that begins inside the message opens where its words shown begin: _head_cut_off's credit)
+                              and not (_mid_sentence(cleaned, origin[start - credit] if credit else
+                                                     _opening(cleaned, origin[start]) if first == 0 and owners[0] else origin[start])
                                        and not (first == 0 and _capital_opens(cleaned, origin[start], self.errors[entry.error].template))))
                 open_value = after_hole and overlap == 0
                 cut = not closed and (
@@ -2193,7 +2195,8 @@ def _one_value_to_line_end(text: str, position: int) -> bool:
     return bool(rest) and not any(c.isspace() for c in rest)
 
 
-HEAD_CUT_LEAD = re.compile(r"^[ \t>*\-\"'`]*(?:(?:[\w.]+\.)?(?:\w+Error|\w*Exception|\w*Warning):[ \t]*)?(?:\.\.\.|\u2026)?[ \t]*")
+# (an issue title's tags stand where the type would: "[Bug]: KV cache is needed, which is larger than ...")
+HEAD_CUT_LEAD = re.compile(r"^[ \t>*\-\"'`]*(?:" + ISSUE_TAGS + r":?[ \t]*)?(?:(?:[\w.]+\.)?(?:\w+Error|\w*Exception|\w*Warning):[ \t]*)?(?:\.\.\.|\u2026)?[ \t]*")
 
 
 def _cut_head_shown(cleaned: str, position: int, own: str) -> int | None:

@@ -2744,7 +2744,8 @@
           const afterHole = hole && !closed && !diverges(flat, origin, cleaned, pos, chunk, rules)
             // match.py: a value whose words end a sentence where vLLM's message ends none after it
             && !(valueEndsASentence(cleaned, pos ? origin.get(pos - 1) + 1 : 0, rules) && !chunks.slice(i).some((c) => /[.!?]/.test(c)))
-            && !(midSentence(cleaned, first === 0 && owners[0] ? openingOf(cleaned, origin.get(start)) : origin.get(start))
+            // (a line that begins inside the message opens where its words shown begin: match.py _head_cut_off's credit)
+            && !(midSentence(cleaned, credit ? origin.get(start - credit) : first === 0 && owners[0] ? openingOf(cleaned, origin.get(start)) : origin.get(start))
               && !(first === 0 && capitalOpens(cleaned, origin.get(start), this.errors[entry.error].template)));
           openValue = afterHole && overlap === 0;
           const cut =
