@@ -87,6 +87,9 @@ def hostile_pastes() -> dict[str, bytes]:
         "200 KB word + keys": ("a" * LONG_LINE + "\n" + keywords).encode(),
         # blanks that a header's pattern gave back one at a time, each retrying the line (match.ANOTHERS_LOG_LINE)
         "200 KB blanks, ...": (" " * LONG_LINE + "...").encode(),
+        # a foreign rule's words again and again on one line: each match reads its line and its
+        # value (match._carried), once per line and cut at MAX_VALUE_CHARS, or it is quadratic
+        "200 KB of NCCL words": ("NCCL error: x " * (LONG_LINE // 14)).encode(),
     }
 
 

@@ -980,24 +980,35 @@ class Matcher:
             if not any(k in low for k in error.keywords):
                 continue
             words = wording_words(error.vllm_wording)
+            places: list[tuple[int, int, int]] = []  # (where the words start, where its value does, its line's end)
+            line_end = -1
             for found in error.pattern.finditer(cleaned):
-                shown = words.match(cleaned, found.start())
-                line_end = cleaned.find("\n", found.start())
-                line_end = len(cleaned) if line_end == -1 else line_end
-                if shown is None or shown.end() > line_end or WRITES_ITS_MESSAGE.match(cleaned, cleaned.rfind("\n", 0, found.start()) + 1):
-                    continue  # (nor in the raise a traceback shows: 'raise RuntimeError(f"NCCL error: {error_str}")')
-                value = _closers_off(cleaned[shown.end() : line_end])
+                at = found.start()
+                if at > line_end:  # (a line's bounds read once: a long line may hold many matches)
+                    line_end = cleaned.find("\n", at)
+                    line_end = len(cleaned) if line_end == -1 else line_end
+                    # (nor in the raise a traceback shows: 'raise RuntimeError(f"NCCL error: {error_str}")')
+                    in_a_raise = WRITES_ITS_MESSAGE.match(cleaned, cleaned.rfind("\n", 0, at) + 1) is not None
+                shown = words.match(cleaned, at)
+                if shown is not None and shown.end() < line_end and not in_a_raise:
+                    places.append((at, shown.end(), line_end))
+            # the last place whose value is more than what closes around it: one result per error
+            for at, value_start, line_end in reversed(places):
+                # (a value is cut after MAX_VALUE_CHARS, as any value is)
+                value = cleaned[value_start : min(line_end, value_start + MAX_VALUE_CHARS)]
+                value = _closers_off(value) if value_start + MAX_VALUE_CHARS >= line_end else value
                 if not value.strip():
                     continue
                 number = max(numbers, key=lambda n: self.errors[n].newest)  # the newest release's, of several
                 template = self.errors[number].template
                 literal = len(squash_text(template[: template.index("{")]))
-                in_last = last is not None and found.start() >= last[0]
+                in_last = last is not None and at >= last[0]
                 results[number] = Match(
                     error=self.errors[number], values={hole_name(template[template.index("{") + 1 : -1]): value},
-                    value_spans=[(shown.end(), shown.end() + len(value))], start=found.start(), end=shown.end() + len(value),
+                    value_spans=[(value_start, value_start + len(value))], start=at, end=value_start + len(value),
                     matched=literal + len(squash_text(value)), coverage=1.0, holes=1, in_last=in_last,
                     exception_agrees=in_last and last[1].lower() == self.errors[number].exception.lower(), carried=True)
+                break
 
     def _raised_from_it(self, m: Match, cleaned: str, at: int, line_end: int) -> bool:
         """Whether vLLM's raise ``m``, shown whole above the foreign error, was raised from it:

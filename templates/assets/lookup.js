@@ -1635,28 +1635,41 @@
         if (!numbers || !numbers.length || numbers.some((n) => results.has(n))) continue;
         if (low === null) low = cleaned.toLowerCase();
         if (!rule.keywords.some((k) => low.includes(k))) continue;
+        const places = []; // [where the words start, where its value does, its line's end] (match.py)
+        let lineEnd = -1;
+        let inARaise = false;
         for (const found of cleaned.matchAll(rule.pattern)) {
-          rule.wordingWords.lastIndex = found.index;
+          const at = found.index;
+          if (at > lineEnd) { // (a line's bounds read once: a long line may hold many matches)
+            lineEnd = cleaned.indexOf("\n", at);
+            if (lineEnd === -1) lineEnd = cleaned.length;
+            // (nor in the raise a traceback shows, match.py)
+            const lineStart = at === 0 ? 0 : cleaned.lastIndexOf("\n", at - 1) + 1;
+            inARaise = atStart(rules.writesItsMessage, cleaned.slice(lineStart, lineEnd));
+          }
+          rule.wordingWords.lastIndex = at;
           const shown = rule.wordingWords.exec(cleaned);
-          let lineEnd = cleaned.indexOf("\n", found.index);
-          if (lineEnd === -1) lineEnd = cleaned.length;
           if (shown === null) continue;
           const shownEnd = shown.index + shown[0].length;
-          // (nor in the raise a traceback shows, match.py)
-          const lineStart = found.index === 0 ? 0 : cleaned.lastIndexOf("\n", found.index - 1) + 1;
-          if (shownEnd > lineEnd || atStart(rules.writesItsMessage, cleaned.slice(lineStart, lineEnd))) continue;
-          const value = closersOff(cleaned.slice(shownEnd, lineEnd));
+          if (shownEnd < lineEnd && !inARaise) places.push([at, shownEnd, lineEnd]);
+        }
+        // the last place whose value is more than what closes around it: one result per error (match.py)
+        for (let k = places.length - 1; k >= 0; k--) {
+          const [at, valueStart, end] = places[k];
+          // (a value is cut after maxValueChars, as any value is)
+          const whole = valueStart + rules.maxValueChars >= end;
+          const value = whole ? closersOff(cleaned.slice(valueStart, end)) : cleaned.slice(valueStart, valueStart + rules.maxValueChars);
           if (!pyStrip(value)) continue;
           let number = numbers[0];
           for (const n of numbers) if (this.errors[n].newest > this.errors[number].newest) number = n; // the newest release's, of several
           const error = this.errors[number];
           const open = error.template.indexOf("{");
-          const inLast = last !== null && found.index >= last[0];
+          const inLast = last !== null && at >= last[0];
           results.set(number, new Match(rules, error, {
             values: new Map([[holeName(error.template.slice(open + 1, -1)), fromSlots(value)]]),
-            valueSpans: [[shownEnd, shownEnd + value.length]],
-            start: found.index,
-            end: shownEnd + value.length,
+            valueSpans: [[valueStart, valueStart + value.length]],
+            start: at,
+            end: valueStart + value.length,
             matched: squashText(toSlots(error.template.slice(0, open)), rules).length + squashText(value, rules).length,
             coverage: 1,
             holes: 1,
@@ -1664,6 +1677,7 @@
             exceptionAgrees: inLast && lowerSlots(last[1]) === error.exceptionLow,
             carried: true,
           }));
+          break;
         }
       }
     }
