@@ -1374,17 +1374,17 @@ class Matcher:
         bounds: list[tuple[int, int] | None] = [None] * len(chunks)
         bounds[first] = (start, start + len(chunks[first]))
         pos = start + len(chunks[first])
+        reworded = False  # a chunk found with a small word inserted into it, or one left out: never exact
+        # A word left out only in a message long enough to be told by the rest ("Mooncake not
+        # available" is another program's words, not "Mooncake is not available" reworded).
+        words_left_out = entry.literal >= LEFT_OUT_LEAST
         # The chunk before the anchor with a word changed ("libcudart.so is not loaded" for
         # "libcudart is not loaded"): its start and its end around the change, right before the
         # anchor, count as found, as a chunk's do inside the walk; the chunk is still missing.
-        reworded = False  # a chunk found with a small word inserted into it, or one left out: never exact
-        # ... or one left out: only in a message long enough to be told by the rest ("Mooncake not
-        # available" is another program's words, not "Mooncake is not available" reworded)
-        words_left_out = entry.literal >= LEFT_OUT_LEAST
         if first and owners[first - 1] == owners[first] and lead_before:
             lead = _chunk_ends_at(flat, start, chunks[first - 1])
             left_out = (_word_left_out(flat, start, self._words_of(entry)[first - 1], before=True)
-                        if lead is None and entry.literal >= LEFT_OUT_LEAST else None)
+                        if lead is None and words_left_out else None)
             if lead is not None:
                 bounds[first - 1] = (lead[0], start)
                 matched += lead[1]

@@ -1221,6 +1221,7 @@
       const rules = (this.rules = compileRules(index.rules));
 
       this.errors = [];
+      this.wordsCache = new Map(); // template → each chunk's words: a walk asks again and again (match.py _template_words)
       this.entries = [];
       this.index = new Map();
       this.short = [];
@@ -1473,7 +1474,6 @@
     /** match.py _words_of(): each chunk's words, read from the template again. */
     wordsOf(entry) {
       const template = entry.form || this.errors[entry.error].template;
-      if (!this.wordsCache) this.wordsCache = new Map(); // a walk asks again and again (match.py _template_words)
       let words = this.wordsCache.get(template);
       if (words === undefined) {
         words = this.chunkWords(splitTemplate(toSlots(template))[0])[0];
