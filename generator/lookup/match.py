@@ -2109,9 +2109,12 @@ def _wrapped_by_it(m, cleaned: str, at: int) -> bool:
     type and message after it ("torch._dynamo.exc.InternalTorchDynamoError: RuntimeError:
     Assigning / modifying buffers of nn.Module ..."): Dynamo wraps what the code it traced
     raised, so vLLM's message is the failure and the other program's error only carries it
-    (its role "wrapper", not "cause")."""
+    (its role "wrapper", not "cause"). A foreign match that takes only the vLLM error's own
+    type (and a quote mark) with it ("ValueError: `rope_scaling` must be ...", transformers'
+    check that vLLM once copied) wraps nothing: it is the same error, told as the other program's."""
+    between = cleaned[at : m.start]
     return (m.score >= SURE and m.exception_agrees and m.error.kind != "log" and at < m.start
-            and "\n" not in cleaned[at : m.start])
+            and "\n" not in between and bool(TYPE_RIGHT_BEFORE.sub("", between.rstrip("`'\" \t")).strip()))
 
 
 def _quoted_whole(cleaned: str, inner, a: int, b: int) -> bool:

@@ -3020,7 +3020,10 @@
   /** match.py _wrapped_by_it: vLLM's exception, whole with its type, is what the foreign error's line goes on to
    *  ("torch._dynamo.exc.InternalTorchDynamoError: RuntimeError: Assigning / modifying buffers ..."). */
   function wrappedByIt(m, cleaned, at, rules) {
-    return m.score >= rules.sure && m.exceptionAgrees && m.error.kind !== "log" && at < m.start && !cleaned.slice(at, m.start).includes("\n");
+    // (a foreign match that takes only the vLLM error's own type with it wraps nothing)
+    const between = cleaned.slice(at, m.start);
+    return m.score >= rules.sure && m.exceptionAgrees && m.error.kind !== "log" && at < m.start && !between.includes("\n")
+      && pyStrip(between.replace(/[`'" \t]+$/, "").replace(rules.typeRightBefore, "")) !== "";
   }
 
   /** clean.py's dedented: the lines less the spaces and tabs that open every one with text. */
