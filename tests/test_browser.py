@@ -391,6 +391,9 @@ EDGE_PASTES = {
     # and a name inserted there (no near match)
     "a small word inserted into a message": "ValueError: num_attention_heads must be divisible by the num_key_value_heads",
     "a name inserted into a message": "NotImplementedError: Current platform does not support w4a4 nvfp4 quantization.",
+    # ... and into the chunk before the anchor, its end too short to be found alone (_chunk_with_small_word_before)
+    "a small word inserted before the anchor": "ValueError: NixlConnectorScheduler expects the NixlHandshakePayload for handshake metadata.",
+    "a small word inserted before a short end": "RuntimeError: release_kv_cache_memory() requires now all executor memory to be resident",
     # match.py _word_left_out: a word left out of a chunk, and out of the chunk before the anchor (partial)
     "a word left out of a message": "ValueError: sampling distribution replay Model Runner V2",
     "a word left out before the anchor": "ValueError: Unsupported for MistralParser. Only `json` and `json_object` are supported.",

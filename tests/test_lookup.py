@@ -443,6 +443,21 @@ def test_a_small_word_inserted_into_a_message_is_a_partial_match_above_a_message
     assert all(x.verdict == "partial" and x.score < 0.8 for x in matches), [(x.error.id, x.score) for x in matches]
 
 
+def test_a_small_word_inserted_into_the_chunk_a_match_is_not_anchored_on_is_a_partial_match():
+    """The message's first chunk with "the" or "now" inserted is found by none of its words
+    whole: the walk anchors on the next chunk, and the first one, every character of it there
+    with a small word among them (its end too short to be found alone, "requires now all"),
+    counts as found. Partial, as a small word inserted after the anchor is; a longer word is not."""
+    m = tiny_matcher(("ValueError", "NixlConnectorScheduler expects NixlHandshakePayload for handshake metadata."),
+                     ("RuntimeError", "release_kv_cache_memory() requires all executor memory to be resident"))
+    for paste, want in (("ValueError: NixlConnectorScheduler expects the NixlHandshakePayload for handshake metadata.", "e0"),
+                        ("RuntimeError: release_kv_cache_memory() requires now all executor memory to be resident", "e1")):
+        (match,), _ = m.lookup(paste)
+        assert (match.error.id, match.verdict) == (want, "partial"), paste
+        assert match.start == paste.index(":") + 2, paste
+    assert top(m, "RuntimeError: release_kv_cache_memory() requires really all executor memory to be resident") is None
+
+
 def test_a_word_left_out_of_a_message_is_a_partial_match():
     """A title's paraphrase leaves a word out ("sampling distribution replay Model Runner V2",
     without "requires"): the rest of the message, word for word, is a near match, partial. So is

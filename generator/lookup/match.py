@@ -1382,12 +1382,18 @@ class Matcher:
         # "libcudart is not loaded"): its start and its end around the change, right before the
         # anchor, count as found, as a chunk's do inside the walk; the chunk is still missing.
         if first and owners[first - 1] == owners[first] and lead_before:
-            lead = _chunk_ends_at(flat, start, chunks[first - 1])
+            lead = _chunk_ends_at(flat, start, chunks[first - 1]) or _chunk_with_small_word_before(flat, start, chunks[first - 1])
             left_out = (_word_left_out(flat, start, self._words_of(entry)[first - 1], before=True)
                         if lead is None and words_left_out else None)
             if lead is not None:
                 bounds[first - 1] = (lead[0], start)
                 matched += lead[1]
+                if lead[1] == len(chunks[first - 1]) and _small_word_inserted(flat, lead[0], start, chunks[first - 1]):
+                    # ... every character of it, a small word among them ("NixlConnectorScheduler
+                    # expects the NixlHandshakePayload ..."): found, as a chunk after the anchor
+                    # would be, yet not vLLM's words: partial (below)
+                    missing -= len(chunks[first - 1]) - (start - lead[0] - len(chunks[first - 1])) // 2
+                    reworded = True
                 start = lead[0]
             elif left_out is not None:
                 # ... or with one of its words left out, right before the anchor ("Indexer or
@@ -2877,6 +2883,20 @@ def _chunk_in_part(flat: str, pos: int, chunk: str, limit: int) -> tuple[int, in
 
 LEFT_OUT_LEAST = 36  # squashed literal characters of a message in which a word may be left out (_word_left_out)
 SMALL_WORD = 3  # letters of a word inserted into a chunk that leave it the message ("the", "a", "an")
+
+
+def _chunk_with_small_word_before(flat: str, end: int, chunk: str) -> tuple[int, int] | None:
+    """(where it starts, all of ``chunk``): the chunk, a small word inserted into it, ending
+    right at ``end`` ("requires now all" for "requires all", whose end is too short for
+    ``_chunk_ends_at`` to find); None when it is not there."""
+    for size in range(1, SMALL_WORD + 1):
+        begin = end - len(chunk) - size
+        if begin < 0:
+            break
+        shown = _common_prefix(flat, begin, chunk)  # the chunk's start, up to the word inserted
+        if _small_word_inserted(flat, begin, end, chunk) and flat.startswith(chunk[shown:], begin + shown + size):
+            return begin, len(chunk)
+    return None
 
 
 def _small_word_inserted(flat: str, anchor: int, until: int, chunk: str) -> bool:

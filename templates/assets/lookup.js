@@ -2568,11 +2568,16 @@
       let reworded = false; // match.py: a chunk found with a small word inserted into it, or one left out: never exact
       const wordsLeftOut = entry.literal >= rules.leftOutLeast; // match.py: only in a message long enough
       if (first && owners[first - 1] === owners[first] && leadBefore) {
-        const lead = chunkEndsAt(flat, start, chunks[first - 1], rules);
+        const lead = chunkEndsAt(flat, start, chunks[first - 1], rules) ?? chunkWithSmallWordBefore(flat, start, chunks[first - 1], rules);
         const leftOut = lead === null && wordsLeftOut ? wordLeftOut(flat, start, this.wordsOf(entry)[first - 1], null, true, rules) : null;
         if (lead !== null) {
           bounds[first - 1] = [lead[0], start];
           matched += lead[1];
+          if (lead[1] === chunks[first - 1].length && smallWordInserted(flat, lead[0], start, chunks[first - 1], rules)) {
+            // match.py: every character of it, a small word among them: found, yet partial
+            missing -= chunks[first - 1].length - Math.floor((start - lead[0] - chunks[first - 1].length) / 2);
+            reworded = true;
+          }
           start = lead[0];
         } else if (leftOut !== null) {
           // match.py: or with one of its words left out, right before the anchor: partial
@@ -3198,6 +3203,17 @@
       } else if (flat.startsWith(rest, at) && (number < words.length - 1 || flat.startsWith(then, at + rest.length))) {
         return words[number].length;
       }
+    }
+    return null;
+  }
+
+  /** match.py's _chunk_with_small_word_before: [where it starts, all of chunk], a small word inserted, ending at end. */
+  function chunkWithSmallWordBefore(flat, end, chunk, rules) {
+    for (let size = 1; size <= rules.smallWord; size++) {
+      const begin = end - chunk.length - size;
+      if (begin < 0) break;
+      const shown = commonPrefix(flat, begin, chunk);
+      if (smallWordInserted(flat, begin, end, chunk, rules) && flat.startsWith(chunk.slice(shown), begin + shown + size)) return [begin, chunk.length];
     }
     return null;
   }
