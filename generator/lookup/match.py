@@ -2894,7 +2894,8 @@ def _chunk_with_small_word_before(flat: str, end: int, chunk: str) -> tuple[int,
         if begin < 0:
             break
         shown = _common_prefix(flat, begin, chunk)  # the chunk's start, up to the word inserted
-        if _small_word_inserted(flat, begin, end, chunk) and flat.startswith(chunk[shown:], begin + shown + size):
+        # (inside it: letters before its start are another word's end, "error this model's" for "This model's")
+        if 0 < shown < len(chunk) and _small_word_inserted(flat, begin, end, chunk) and flat.startswith(chunk[shown:], begin + shown + size):
             return begin, len(chunk)
     return None
 

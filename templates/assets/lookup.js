@@ -3213,7 +3213,8 @@
       const begin = end - chunk.length - size;
       if (begin < 0) break;
       const shown = commonPrefix(flat, begin, chunk);
-      if (smallWordInserted(flat, begin, end, chunk, rules) && flat.startsWith(chunk.slice(shown), begin + shown + size)) return [begin, chunk.length];
+      // (inside it: letters before its start are another word's end)
+      if (shown > 0 && shown < chunk.length && smallWordInserted(flat, begin, end, chunk, rules) && flat.startsWith(chunk.slice(shown), begin + shown + size)) return [begin, chunk.length];
     }
     return null;
   }
