@@ -41,6 +41,8 @@ MAMBA = (
 
 # Pastes that exercise the differences between Python and JavaScript.
 EDGE_PASTES = {
+    # a wrapper cut right after its value, a whole message of vLLM's inside it (match.py: value_to_line_end)
+    "a wrapper cut after the message it holds": "RuntimeError: Worker failed with error 'Some layers are not assigned to any group.'",
     # a reason a message gives, quoted alone (match.py: reasons, tried when no message matches)
     # a line that begins inside a message, its opening cut off (match.py: _head_cut_off)
     "a message whose opening is cut off": "ValueError: ...frames to RGB before preprocessing: whether the alpha is straight or "
@@ -1334,6 +1336,8 @@ SMALL_INDEX_ERRORS = [
     ("c000000000000016", "WARNING", "FlashInfer is not available. Falling back to the PyTorch-native implementation of top-p & "
      "top-k sampling. For the best performance, please install FlashInfer.", "vllm/v1/sample/ops/topk_topp_sampler.py",
      "TopKTopPSampler.__init__", "log"),
+    ("c000000000000017", "ValueError", "Model architecture '{model_arch}' is not supported by ROCm for now.", "vllm/model_executor/models/registry.py",
+     "_raise_for_unsupported", "raise"),
     # ... and as many messages that share its first words: their grams tell nothing
     *[(f"d{i:015d}", "ValueError", f"{i} FlashInfer is not avail", "vllm/x.py", "f", "raise") for i in range(STOP_GRAM_ENTRIES + 1)],
 ]
@@ -1396,6 +1400,9 @@ SMALL_INDEX_PASTES = {
     "a word that runs on past vLLM's word before a value": (
         "Error: Error Internal (cutlass_kernel_file_gemm_grouped_sm120_M128_BS_group2.generated.cu:60)", None),
     "vLLM's word before a value, then the value": ("Error: Error in cutlass_grouped_gemm: status 60", "c000000000000012"),
+    "a word before a quoted value that runs on in the paste": (
+        "ValueError: Model architectures ['TTQwen2ForCausalLM'] are ... for now.", None),
+    "the word, then the quoted value": ("ValueError: Model architecture 'TTQwen2ForCausalLM' is not supported by ROCm for now.", "c000000000000017"),
 }
 
 

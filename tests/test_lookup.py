@@ -595,6 +595,20 @@ def test_wrapper_loses_to_the_error_inside_it():
     assert [x.error.id for x in matches] == ["e1", "e0"]
 
 
+def test_a_wrapper_cut_right_after_its_value_loses_to_the_error_inside_it():
+    """The paste stops after the wrapper's value, which ends a sentence where the wrapper's own
+    words would go on (", please check ..."): the value still runs on to the line's end, and the
+    whole message inside it is the answer, not the wrapper."""
+    m = tiny_matcher(
+        ("RuntimeError", "Worker failed with error '{result}', please check the stack trace above for the root cause"),
+        ("ValueError", "Some layers are not assigned to any group."),
+    )
+    text = "RuntimeError: Worker failed with error 'Some layers are not assigned to any group.'"
+    assert [x.error.id for x in m.lookup(text)[0]] == ["e1", "e0"]
+    # a value of the paste's own words: the wrapper is all there is
+    assert top(m, "RuntimeError: Worker failed with error 'CUDA driver mismatch.'") == "e0"
+
+
 def test_a_few_words_inside_a_wrappers_value_do_not_make_it_a_wrapper():
     """"Worker failed with error 'Invalid thread config: ...'" quotes a kernel's check, not
     vLLM's "Invalid {component} config: {e}": a few words that fit inside the value are no
@@ -1101,6 +1115,15 @@ def test_a_word_before_a_value_does_not_run_on_in_the_paste():
     # a word found after a value may be found first inside another word; the walk's later find is not judged so
     cast = tiny_matcher(("WARNING", "Casting {src} to {dst}.", "log"))
     assert top(cast, "WARNING: Casting torch.bfloat16 to torch.float16.") == "e0"
+
+def test_a_word_before_a_quoted_value_does_not_run_on_in_the_paste():
+    """"Model architecture '{model_arch}'" has a space and a quote after "architecture", which
+    squashing drops: "Model architectures [...] are ... for now." is another message, cut and
+    elided, not this one with "s [...]" for its value."""
+    m = tiny_matcher(("ValueError", "Model architecture '{model_arch}' is not supported by ROCm for now."))
+    assert top(m, "ValueError: Model architectures ['TTQwen2ForCausalLM'] are ... for now.") is None
+    assert top(m, "ValueError: Model architecture 'TTQwen2ForCausalLM' is not supported by ROCm for now.") == "e0"
+
 
 def test_a_message_raised_in_another_packages_frame_is_not_vllms():
     """vLLM once copied transformers' rope_scaling check: the frame says who raised it."""

@@ -232,6 +232,7 @@ class Match:
     wrapper: bool = False  # another match lies inside one of its values: it only wraps that one
     holes: int = 0  # placeholders in the template
     open_value: bool = False  # the paste stops inside a value that vLLM's later words would close
+    value_to_line_end: bool = False  # the match ends with a value, which runs on to its line's end (open or not)
     current: LookupError_ | None = None  # the problem's current error (the pin's, or what it became)
     also: list[LookupError_] = field(default_factory=list)  # the problem's other ids, in other releases
     form: str = ""  # the other form of the error's message that matched (its main template: "")
@@ -827,8 +828,10 @@ class Matcher:
             points = POINTS_TO_ITS_VALUE.search(outer.error.template) is not None
             # ... or the paste stops in the value it opens, which holds the inner error on its line
             # ("Exception in worker X while processing method init_device: NCCL error: ...")
-            open_to = cleaned.find("\n", outer.end) if outer.open_value else -1
-            spans = outer.value_spans + ([(outer.end, len(cleaned) if open_to == -1 else open_to)] if outer.open_value else [])
+            # (or ends with a value, which a sentence's stop in it closed: "... with error 'Some layers are not assigned to any group.'")
+            open_to = cleaned.find("\n", outer.end) if outer.open_value or outer.value_to_line_end else -1
+            spans = outer.value_spans + ([(outer.end, len(cleaned) if open_to == -1 else open_to)]
+                                         if outer.open_value or outer.value_to_line_end else [])
             outer.wrapper = any(
                 inner is not outer and (a <= inner.start < b and (inner.end <= b or wraps or not cleaned[b : inner.end].strip(" \t.,;:!"))
                                         or points and _quoted_whole(cleaned, inner, a, b))
@@ -1370,7 +1373,7 @@ class Matcher:
             return None  # its first word inside another's name: "self.packed_modules_mapping" holds no "Module '...'"
         matched = len(chunks[first]) + credit  # (credit: the words before it shown, _head_cut_off)
         missing = skipped
-        truncated = open_value = False
+        truncated = open_value = value_to_line_end = False
         bounds: list[tuple[int, int] | None] = [None] * len(chunks)
         bounds[first] = (start, start + len(chunks[first]))
         pos = start + len(chunks[first])
@@ -1598,6 +1601,9 @@ class Matcher:
                                                      _opening(cleaned, origin[start]) if first == 0 and owners[0] else origin[start])
                                        and not (first == 0 and _capital_opens(cleaned, origin[start], self.errors[entry.error].template))))
                 open_value = after_hole and overlap == 0
+                # ... and, open or ending a sentence where vLLM's would go on ("Worker failed with error
+                # 'Some layers are not assigned to any group.'"), the value that the match ends with
+                value_to_line_end = hole and not closed and overlap == 0
                 cut = not closed and (
                     after_hole
                     or pos + overlap >= len(flat) or at_paste_end == overlap > 0
@@ -1731,6 +1737,7 @@ class Matcher:
             coverage=matched / entry.literal,
             holes=_holes_shown(entry, bounds, truncated, open_value),
             open_value=open_value,
+            value_to_line_end=value_to_line_end,
             exception_agrees=exception_beside or (in_last and last[1].lower() == entry.exception),
             in_last=in_last,
             tagged=tagged and not exception_beside,
@@ -2537,11 +2544,18 @@ def _ends_a_sentence(char: str) -> bool:
     return char.isalpha() or char in ")]"
 
 
+# what may stand between a word and the value after it, which squashing drops: blanks and quotes
+# ("Model architecture '{model_arch}' ...")
+_SPACE_OR_QUOTES = " \t'\"`\u2018\u2019\u201c\u201d"
+
+
 @functools.lru_cache(maxsize=4096)
 def _spaced_before_hole(template: str) -> tuple[bool, ...]:
-    """For each literal segment: whether it ends with a word, then a space, before its hole."""
+    """For each literal segment: whether it ends with a word, then a space or a quote (or both),
+    before its hole."""
     segments, holes = split_template(template)
-    return tuple(i < len(holes) and seg[-1:] in (" ", "\t") and _ascii_alnum(seg.rstrip(" \t")[-1:] or " ")
+    return tuple(i < len(holes) and seg[-1:] in _SPACE_OR_QUOTES and seg[-1:] != ""
+                 and _ascii_alnum(seg.rstrip(_SPACE_OR_QUOTES)[-1:] or " ")
                  for i, seg in enumerate(segments))
 
 

@@ -1140,6 +1140,7 @@
       this.wrapper = false;
       this.holes = fields.holes || 0; // placeholders in the template
       this.openValue = !!fields.openValue; // the paste stops inside a value (match.py: open_value)
+      this.valueToLineEnd = !!fields.valueToLineEnd; // the match ends with a value that runs to its line's end (match.py)
       this.current = null; // the problem's current error (the pin's, or what it became)
       this.also = []; // the problem's other ids
       this.form = fields.form || ""; // the other form of the message that matched (match.py: Match.form)
@@ -2173,7 +2174,7 @@
         const points = this.rules.pointsToItsValue.test(outer.error.template);
         // ... or the paste stops in the value it opens, which holds the inner error on its line (match.py)
         const spans = outer.valueSpans.slice();
-        if (outer.openValue) {
+        if (outer.openValue || outer.valueToLineEnd) {
           const openTo = cleaned.indexOf("\n", outer.end);
           spans.push([outer.end, openTo === -1 ? cleaned.length : openTo]);
         }
@@ -2561,6 +2562,7 @@
       let missing = skipped;
       let truncated = false;
       let openValue = false; // the paste stops inside a value vLLM's later words would close
+      let valueToLineEnd = false; // ... or the match ends with a value, open or not (match.py: value_to_line_end)
       const bounds = new Array(chunks.length).fill(null);
       bounds[first] = [start, start + chunks[first].length];
       let pos = start + chunks[first].length;
@@ -2767,6 +2769,8 @@
             && !(midSentence(cleaned, credit ? origin.get(start - credit) : first === 0 && owners[0] ? openingOf(cleaned, origin.get(start)) : origin.get(start))
               && !(first === 0 && capitalOpens(cleaned, origin.get(start), this.errors[entry.error].template)));
           openValue = afterHole && overlap === 0;
+          // match.py: open or ending a sentence where vLLM's would go on, the value the match ends with
+          valueToLineEnd = hole && !closed && overlap === 0;
           const cut =
             !closed && (
               afterHole ||
@@ -2902,6 +2906,7 @@
         coverage: matched / entry.literal,
         holes: holesShown(entry, bounds, truncated, openValue),
         openValue,
+        valueToLineEnd,
         exceptionAgrees: exceptionBeside || (inLast && lowerSlots(last[1]) === entry.exception),
         inLast,
         tagged: tagged && !exceptionBeside,
@@ -3647,8 +3652,9 @@
     let spaced = spacedCache.get(template);
     if (spaced === undefined) {
       const [segments, holes] = splitTemplate(toSlots(template));
-      spaced = segments.map((seg, i) => i < holes.length && (seg.endsWith(" ") || seg.endsWith("\t"))
-        && /^[A-Za-z0-9]$/.test(seg.replace(/[ \t]+$/, "").slice(-1)));
+      // a word, then a space or a quote (or both), before the hole ("Model architecture '{model_arch}' ...")
+      spaced = segments.map((seg, i) => i < holes.length && /[ \t'"`\u2018\u2019\u201c\u201d]$/.test(seg)
+        && /^[A-Za-z0-9]$/.test(seg.replace(/[ \t'"`\u2018\u2019\u201c\u201d]+$/, "").slice(-1)));
       spacedCache.set(template, spaced);
     }
     return spaced;
