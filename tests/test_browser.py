@@ -413,6 +413,10 @@ EDGE_PASTES = {
 
 # Strings whose cleaning differs easily between Python and a naive port.
 CLEAN_CASES = [
+    # a frame cut at a terminal's width inside its path, and one inside its function's name (clean.py: join_wrapped_frames)
+    '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/quantiz\nation/base_config.py", line 55, in tie_weights\n'
+    '    raise NotImplementedError\n  File "vllm/distributed/device_communicators/all2all.py", line 355, in dispat\nch_router_logits\n'
+    '  File "/x/vllm/engine/llm_engine.py", line 5, in f\nNotImplementedError\n  File "a.py", line 5, in f\nx',
     # a line that is one quoted exception line is that line (clean.py: QUOTED_EXCEPTION_LINE)
     '"ValueError: image_embeds has rank 3 but expected 2"\n  \'KeyError: \\\'x\\\' not found\',\n`Error: a` and `b`\n"TypeError: a\u2028b"',
     # a refused request's access log line keeps its request and status; a 200 goes

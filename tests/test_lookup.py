@@ -131,6 +131,23 @@ def test_a_types_name_cut_by_a_terminals_wrap_goes_on_the_line_before():
     assert clean_paste("\n".join(whole)).split("\n")[-1] == "ValueError: boom"
 
 
+def test_a_frame_cut_inside_its_path_or_its_functions_name_is_one_line_again():
+    """A terminal cut a frame at its width, with no other line that wide to tell the width by:
+    inside its path (no path holds a quote or a line break), or inside its function's name, whose
+    rest stands alone on the next line in lower case. An exception's type alone after a frame
+    without its code line, or a keyword such as "return", is no part of the name."""
+    path = ('  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/quantiz\n'
+            'ation/base_config.py", line 55, in tie_weights\n    raise NotImplementedError')
+    assert clean_paste(path).split("\n")[0].strip() == (
+        'File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/quantization/base_config.py", line 55, in tie_weights')
+    name = '  File "vllm/distributed/device_communicators/all2all.py", line 355, in dispat\nch_router_logits\n    raise NotImplementedError'
+    assert clean_paste(name).split("\n")[0].strip() == 'File "vllm/distributed/device_communicators/all2all.py", line 355, in dispatch_router_logits'
+    for after in ("NotImplementedError", "return", "x"):
+        # a type, a keyword; or a line shorter than a terminal's narrowest (HARD_WRAP_WIDTH)
+        frame = '  File "/x/vllm/engine/llm_engine.py", line 5, in f' if after != "x" else '  File "a.py", line 5, in f'
+        assert clean_paste(frame + "\n" + after).split("\n")[-1].strip() == after
+
+
 def test_the_last_resort_rules_read_a_log_header_behind_a_containers_prefix():
     """The rules that read another program's log header from the paste as given (cleaning takes
     headers off) see it behind docker-compose's, kubectl's, torchrun's and a reply's prefixes."""

@@ -96,6 +96,16 @@ SHOWN_CR = re.compile(r"\^M(?=\r?\n|$)")
 # ('File “/x/vllm/config.py”, line 5, in f'): its quotes made straight again, so that it is
 # read as a frame (the squashed message folds quote styles anyway).
 TYPOGRAPHIC_FRAME = re.compile(r'File [\u201c\u201d\u201e]([^\u201c\u201d"\n]+)[\u201c\u201d], line')
+# A traceback frame that a terminal or a page cut at its width, inside its path
+# ('File "/usr/.../layers/quantiz' + 'ation/base_config.py", line 55, in tie_weights') or inside
+# its function's name ('..., line 355, in dispat' + 'ch_router_logits', the rest alone on the
+# next line, in lower case: an exception's type there is no part of it, nor is a code line
+# such as "return"): one line again, so that it is read as a frame. A path holds no quote and
+# no line break; a name is cut only in a line as long as a terminal's narrowest (HARD_WRAP_WIDTH).
+WRAPPED_FRAME_PATH = re.compile(r'(File "[^"\n]+)\n([^"\n]*", line \d+, in )')
+WRAPPED_FRAME_FUNCTION = re.compile(r'((?<![^\n])[^\n]*File "[^"\n]+", line \d+, in [\w<>.]+)\n'
+                                    r'(?!(?:raise|return|pass|continue|break|yield|assert|await|del|global|nonlocal)(?![\w<>.]))'
+                                    r'([a-z_][\w<>.]*)(?=[ \t]*(?:\n|$))')
 # A paste that opens inside a frame's path, its start cut off when it was copied
 # ('lib/python3.12/site-packages/transformers/models/llama/configuration_llama.py", line 182, in f'):
 # its 'File "' put back, so that the frame is read, and with it the package that raised (a path
@@ -218,7 +228,10 @@ def clean_paste(text: str) -> str:
     lines = []
     given = dedented(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
     collector = _shared_prefix(given, COLLECTOR_PREFIX)
-    for raw in (record for line in join_hard_wraps(given, collector)
+    joined = join_hard_wraps(given, collector)
+    if any('File "' in line for line in joined):  # (after the terminal's wraps: a frame joined first would widen its lines)
+        joined = join_wrapped_frames("\n".join(joined)).split("\n")
+    for raw in (record for line in joined
                 for piece in split_records(line[len(collector):] if collector and line.startswith(collector) else line)
                 for part in split_access_records(piece)
                 for record in split_traceback(part)):
@@ -237,6 +250,14 @@ def clean_paste(text: str) -> str:
         # a terminal or an editor pads lines with spaces: a line's end is where its text ends
         lines.append(line.rstrip(" \t"))
     return "\n".join(_without_shared_prefix(lines))
+
+
+def join_wrapped_frames(text: str) -> str:
+    """``text`` with each frame that a terminal cut inside its path or its function's name
+    (``WRAPPED_FRAME_PATH``, ``WRAPPED_FRAME_FUNCTION``) on one line again."""
+    text = WRAPPED_FRAME_PATH.sub(r"\1\2", text)
+    return WRAPPED_FRAME_FUNCTION.sub(
+        lambda m: m.group(1) + m.group(2) if len(m.group(1)) >= HARD_WRAP_WIDTH else m.group(0), text)
 
 
 def restore_cut_frame(text: str) -> str:

@@ -145,6 +145,8 @@ def rules() -> dict:
             "flat_frame": _source(clean.FLAT_FRAME),
             "typographic_frame": _source(clean.TYPOGRAPHIC_FRAME),
             "cut_frame": _source(clean.CUT_FRAME),
+            "wrapped_frame_path": _source(clean.WRAPPED_FRAME_PATH),
+            "wrapped_frame_function": _source(clean.WRAPPED_FRAME_FUNCTION),
             "cut_type_name": _source(clean.CUT_TYPE_NAME),
             "shown_cr": _source(clean.SHOWN_CR),
             "docker_json_log": _source(clean.DOCKER_JSON_LOG),

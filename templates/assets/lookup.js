@@ -962,6 +962,8 @@
       flatFrame: pyRegex(patterns.flat_frame, "", "g"),
       typographicFrame: pyRegex(patterns.typographic_frame, "", "g"),
       cutFrame: pyRegex(patterns.cut_frame),
+      wrappedFramePath: pyRegex(patterns.wrapped_frame_path, "", "g"),
+      wrappedFrameFunction: pyRegex(patterns.wrapped_frame_function, "", "g"),
       cutTypeName: pyRegex(patterns.cut_type_name, "", "y"),
       webSpace: pyRegex(patterns.web_space, "", "g"),
       curlySingle: pyRegex(patterns.curly_single, "", "g"),
@@ -1596,7 +1598,14 @@
       const given = dedented(text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n"), rules);
       // clean.py's COLLECTOR_PREFIX: a tool's prefix on most lines, read off before anything else
       const collector = sharedPrefixOf(given, rules.collectorPrefix, rules);
-      for (const line of joinHardWraps(given, rules, collector))
+      let joined = joinHardWraps(given, rules, collector);
+      // clean.py's join_wrapped_frames: a frame cut at a terminal's width, inside its path or its function's name
+      if (joined.some((line) => line.includes('File "'))) {
+        joined = joined.join("\n").replace(rules.wrappedFramePath, "$1$2")
+          .replace(rules.wrappedFrameFunction, (whole, frame, rest) => (frame.length >= rules.hardWrapWidth ? frame + rest : whole))
+          .split("\n");
+      }
+      for (const line of joined)
         for (const piece of splitRecords(collector !== null && line.startsWith(collector) ? line.slice(collector.length) : line, rules))
           for (const part of splitAccessRecords(piece, rules)) records.push(...splitTraceback(part, rules));
       for (const raw of records) {
