@@ -271,6 +271,11 @@ EDGE_PASTES = {
     ),
     "a value that another program's words name": "AssertionError: rollout world_size: 1 is not divisible by infer_tp: 2",
     "a value opening vLLM's message after a prefix": "(Worker pid=1027546) AssertionError: 32001 is not divisible by 8 [repeated 7x across cluster]",
+    "a value opening vLLM's message in a client's error body": (
+        "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '32001 is not divisible by 8', 'type': "
+        "'BadRequestError', 'param': None, 'code': 400}"),
+    "... in a quote in a sentence": 'I get "AssertionError: 32001 is not divisible by 8" when starting',
+    "... in the newer envelope": "Error code: 400 - {'error': {'message': '32001 is not divisible by 8', 'type': 'BadRequestError'}}",
     "an exception above vLLM's report of a failure above": (
         "PermissionError: [Errno 13] Permission denied: '/app/.cache/vllm'\n"
         "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': 1}"

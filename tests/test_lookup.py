@@ -648,6 +648,15 @@ def test_a_value_that_another_programs_words_name_is_no_opening_value_of_vllms()
     assert top(m, "[rank0]: AssertionError: 32768 is not divisible by 3") == "e0"
     assert top(m, "(Worker pid=1027546) AssertionError: 32001 is not divisible by 8 [repeated 7x across cluster]") == "e0"
     assert top(m, "32001 is not divisible by 8") == "e0"
+    # the key of an error body's message names the whole message, as a client prints it
+    for body in ("openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '32001 is not divisible by 8', "
+                 "'type': 'BadRequestError', 'param': None, 'code': 400}",
+                 "Error code: 400 - {'error': {'message': '32001 is not divisible by 8', 'type': 'BadRequestError'}}",
+                 '{"object": "error", "message": "32001 is not divisible by 8"}', '{"detail": "32001 is not divisible by 8"}'):
+        assert top(m, body) == "e0", body
+    assert top(m, '{"message": "rollout world_size: 1 is not divisible by infer_tp: 2"}') is None
+    # ... and so does an exception's type quoted in a sentence
+    assert top(m, 'I get "AssertionError: 32001 is not divisible by 8" when starting') == "e0"
     # ... and after a name and its equals sign: the Marlin kernel's TORCH_CHECK
     assert top(m, "RuntimeError: moe_wna16_marlin_gemm,\n/workspace/csrc/moe/ops.cu:768,\n"
                   "size_k = 256, is not divisible by b_scales.size(1) = 15") is None

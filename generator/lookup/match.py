@@ -2615,8 +2615,11 @@ def _mid_sentence(text: str, position: int) -> bool:
 
 
 # The last word that may stand before the value a message opens with: an exception type or a
-# log level and its colon, or the end of a prefix ("[rank0]:", "(Worker pid=1)", "vllm-1  |")
-VALUE_OPENS_AFTER = re.compile(r"^(?:(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning)|ERROR|WARNING|CRITICAL|[Ee]rror|[Ww]arning):|.*[\])>|-]:?)\Z")
+# log level and its colon (a quote's or a bracket's opening before them: 'I get "ValueError: ...'),
+# the key of an error body's message ('"message": ', "'detail': "), or the end of a prefix
+# ("[rank0]:", "(Worker pid=1)", "vllm-1  |")
+VALUE_OPENS_AFTER = re.compile(r"^(?:[\"'`(\[{,]*(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning)|ERROR|WARNING|CRITICAL|[Ee]rror|[Ww]arning):"
+                               r"|[\[{,]?[\"'](?:message|detail|msg|error)[\"']:|.*[\])>|-]:?)\Z")
 
 
 IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")  # also in the browser
