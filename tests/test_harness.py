@@ -127,6 +127,22 @@ def test_a_child_process_left_behind_is_killed_with_the_case(runner, tmp_path):
     assert _running(["sleep", seconds]) == [], "the leaked child is still running"
 
 
+def test_a_child_process_that_ends_right_after_the_case_is_not_left_behind(runner, tmp_path):
+    """What the case started and is ending anyway (here a child with half a second to go, as
+    multiprocessing's resource tracker has once its last user is gone) is no leak: it gets
+    LEAK_GRACE_S to end on its own."""
+    from generator.repro.child import LEAK_GRACE_S
+
+    code = """
+    import subprocess
+    child = subprocess.Popen(["sleep", "0.5"])
+    """
+    assert LEAK_GRACE_S > 0.5
+    run = runner.run(request(python_case(code), tmp_path))
+    assert run.outcome == "returned"
+    assert not run.leaked_processes and run.leaked == []
+
+
 def test_a_command_line_case_runs_nothing_but_vllm(runner, tmp_path):
     case = ReproCase(role="fix", kind="cli", argv=(sys.executable, "-c", "import sys; print('a;b'); sys.exit(5)"), reach="exit-0")
     run = runner.run(request(case, tmp_path))

@@ -31,7 +31,8 @@ allowlisted one, sets its rlimits, gives up root for ``drop_to`` (so it cannot s
 trace or read this process), makes its fresh folder and goes into it, says so on the
 report pipe (``ENTERED``: without it, the case never ran and the run stops), and only
 then runs the case. This process reads both pipes while it waits, kills the case at its timeout,
-and when the case ends kills every process it left behind: it is a child subreaper, so
+and when the case ends kills every process it left behind (after ``LEAK_GRACE_S`` for those
+that are ending on their own): it is a child subreaper, so
 processes that left the case's group or session (``setsid``) are still its descendants;
 their names are reported as leaked. Then the case's folder is removed.
 
@@ -59,6 +60,11 @@ LOG_KEEP_BYTES = 64 * 1024  # the end of a case's output kept for the reply
 REPORT_MAX_BYTES = 8 * 1024 * 1024
 DEFAULT_TIMEOUT_S = 120.0
 MAX_TIMEOUT_S = 900.0
+# After the case's process ends, what it started and is ending too (multiprocessing's resource
+# tracker, which exits once its last user has gone; a worker that its parent's exit stopped)
+# gets this long to end on its own before it counts as left behind: on a busy machine such a
+# process was still alive at the first look, and a case that leaks nothing was reported leaking.
+LEAK_GRACE_S = 3.0
 
 
 class StopPointReached(BaseException):
@@ -478,6 +484,15 @@ class Reaper:
             self.statuses[pid] = status
 
 
+def _let_end(reaper: Reaper, exclude: frozenset, grace_s: float) -> None:
+    """Wait up to ``grace_s`` for this process's descendants (but ``exclude``) to end on their own."""
+    end = time.monotonic() + grace_s
+    while descendants(os.getpid(), exclude) and time.monotonic() < end:
+        time.sleep(0.02)
+        reaper.reap()
+    reaper.reap()
+
+
 def kill_descendants(reaper: Reaper, exclude: frozenset = frozenset(), deadline_s: float = 60.0) -> list[str]:
     """Kill every descendant of this process (but ``exclude``); the names of those alive at
     the first look.
@@ -628,6 +643,8 @@ class CaseSupervisor:
                 timed_out = True
                 break
         wall = round(time.monotonic() - started, 3)
+        if not timed_out:
+            _let_end(self.reaper, self.own, LEAK_GRACE_S)
         # Whatever is left (everything at a timeout): killed, the case's process too.
         leaked = kill_descendants(self.reaper, self.own)
         while pid not in self.reaper.statuses:
