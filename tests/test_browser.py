@@ -42,6 +42,8 @@ MAMBA = (
 # Pastes that exercise the differences between Python and JavaScript.
 EDGE_PASTES = {
     # a wrapper cut right after its value, a whole message of vLLM's inside it (match.py: value_to_line_end)
+    "a wrapper whose value is all of a short message": (
+        "RuntimeError: Worker failed with error 'Hidden size mismatch', please check the stack trace above for the root cause"),
     "a wrapper cut after the message it holds": "RuntimeError: Worker failed with error 'Some layers are not assigned to any group.'",
     # a reason a message gives, quoted alone (match.py: reasons, tried when no message matches)
     # a line that begins inside a message, its opening cut off (match.py: _head_cut_off)
@@ -274,6 +276,7 @@ EDGE_PASTES = {
     "a value opening vLLM's message in a client's error body": (
         "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '32001 is not divisible by 8', 'type': "
         "'BadRequestError', 'param': None, 'code': 400}"),
+    "... after words of a script without spaces": "运行时报错：AssertionError: 32001 is not divisible by 8，请问怎么解决",
     "... in a quote in a sentence": 'I get "AssertionError: 32001 is not divisible by 8" when starting',
     "... in the newer envelope": "Error code: 400 - {'error': {'message': '32001 is not divisible by 8', 'type': 'BadRequestError'}}",
     "an exception above vLLM's report of a failure above": (

@@ -626,6 +626,16 @@ def test_a_wrapper_cut_right_after_its_value_loses_to_the_error_inside_it():
     assert top(m, "RuntimeError: Worker failed with error 'CUDA driver mismatch.'") == "e0"
 
 
+def test_a_short_message_that_is_all_of_a_wrappers_value_is_what_it_wraps():
+    """A message too short to outrank others alone ("Model is required") is the error a wrapper
+    reports when it is all of the wrapper's value; a few words inside a longer value are not."""
+    m = tiny_matcher(("RuntimeError", "Worker failed with error '{result}', please check the stack trace above for the root cause"),
+                     ("ValueError", "Model is required"))
+    wrapped = "RuntimeError: Worker failed with error '{}', please check the stack trace above for the root cause"
+    assert [x.error.id for x in m.lookup(wrapped.format("Model is required"))[0]] == ["e1", "e0"]
+    assert top(m, wrapped.format("Model is required for the scorer of run 7, which failed")) == "e0"
+
+
 def test_a_few_words_inside_a_wrappers_value_do_not_make_it_a_wrapper():
     """"Worker failed with error 'Invalid thread config: ...'" quotes a kernel's check, not
     vLLM's "Invalid {component} config: {e}": a few words that fit inside the value are no
@@ -657,6 +667,7 @@ def test_a_value_that_another_programs_words_name_is_no_opening_value_of_vllms()
     assert top(m, '{"message": "rollout world_size: 1 is not divisible by infer_tp: 2"}') is None
     # ... and so does an exception's type quoted in a sentence
     assert top(m, 'I get "AssertionError: 32001 is not divisible by 8" when starting') == "e0"
+    assert top(m, "运行时报错：AssertionError: 32001 is not divisible by 8，请问怎么解决") == "e0"  # words of a script without spaces
     # ... and after a name and its equals sign: the Marlin kernel's TORCH_CHECK
     assert top(m, "RuntimeError: moe_wna16_marlin_gemm,\n/workspace/csrc/moe/ops.cu:768,\n"
                   "size_k = 256, is not divisible by b_scales.size(1) = 15") is None

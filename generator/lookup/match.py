@@ -835,7 +835,9 @@ class Matcher:
             outer.wrapper = any(
                 inner is not outer and (a <= inner.start < b and (inner.end <= b or wraps or not cleaned[b : inner.end].strip(" \t.,;:!"))
                                         or points and _quoted_whole(cleaned, inner, a, b))
-                and inner.score >= SURE and inner.coverage >= SURE and inner.matched >= MIN_MATCHED
+                and inner.score >= SURE and inner.coverage >= SURE
+                # (a short message only as the whole of a wrapper's value: "Worker failed with error 'Model is required'")
+                and (inner.matched >= MIN_MATCHED or wraps and _whole_value(cleaned, inner, a, b))
                 for a, b in spans
                 for inner in found
             )
@@ -2130,6 +2132,16 @@ def _wrapped_by_it(m, cleaned: str, at: int) -> bool:
             and "\n" not in between and bool(TYPE_RIGHT_BEFORE.sub("", between.rstrip("`'\" \t")).strip()))
 
 
+# what may stand around a wrapper's value and the message it holds: blanks, quotes, a full stop
+VALUE_TRIM = " \t'\"`."
+
+
+def _whole_value(cleaned: str, inner, a: int, b: int) -> bool:
+    """Whether the text ``inner`` matched is all of the value ``cleaned[a:b]``, but for the blanks,
+    quotes and full stops around them."""
+    return cleaned[inner.start : inner.end].strip(VALUE_TRIM) == cleaned[a:b].strip(VALUE_TRIM)
+
+
 def _quoted_whole(cleaned: str, inner, a: int, b: int) -> bool:
     """Whether the text ``inner`` matched, stripped, is inside ``cleaned[a:b]``."""
     quoted = cleaned[inner.start : inner.end].strip()
@@ -2615,10 +2627,11 @@ def _mid_sentence(text: str, position: int) -> bool:
 
 
 # The last word that may stand before the value a message opens with: an exception type or a
-# log level and its colon (a quote's or a bracket's opening before them: 'I get "ValueError: ...'),
+# log level and its colon (a quote's or a bracket's opening before them: 'I get "ValueError: ...', or
+# words of a script written without spaces: "运行时报错：ValueError: ..."),
 # the key of an error body's message ('"message": ', "'detail': "), or the end of a prefix
 # ("[rank0]:", "(Worker pid=1)", "vllm-1  |")
-VALUE_OPENS_AFTER = re.compile(r"^(?:[\"'`(\[{,]*(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning)|ERROR|WARNING|CRITICAL|[Ee]rror|[Ww]arning):"
+VALUE_OPENS_AFTER = re.compile(r"^(?:[^\x00-\x7f]*[\"'`(\[{,]*(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning)|ERROR|WARNING|CRITICAL|[Ee]rror|[Ww]arning):"
                                r"|[\[{,]?[\"'](?:message|detail|msg|error)[\"']:|.*[\])>|-]:?)\Z")
 
 

@@ -2190,7 +2190,9 @@
         outer.wrapper = spans.some(([a, b]) =>
           found.some((inner) => inner !== outer && ((a <= inner.start && inner.start < b && (inner.end <= b || wraps || !pyStripChars(cleaned.slice(b, inner.end), " \t.,;:!")))
             || (points && quotedWhole(cleaned, inner, a, b, this.rules)))
-            && inner.score >= rules.sure && inner.coverage >= rules.sure && inner.matched >= rules.minMatched),
+            && inner.score >= rules.sure && inner.coverage >= rules.sure
+            // match.py: a short message only as the whole of a wrapper's value
+            && (inner.matched >= rules.minMatched || (wraps && wholeValue(cleaned, inner, a, b)))),
         );
       }
       for (const m of found) m.lineageNewest = this.problemOf(m.error)[1].newest;
@@ -3094,6 +3096,12 @@
       run += chunks[i].length;
     }
     return run;
+  }
+
+  /** match.py _whole_value(): the text the inner matched is all of the value, but for blanks, quotes and full stops around them. */
+  function wholeValue(cleaned, inner, a, b) {
+    const trim = " \t'\"`.";
+    return pyStripChars(cleaned.slice(inner.start, inner.end), trim) === pyStripChars(cleaned.slice(a, b), trim);
   }
 
   /** match.py _quoted_whole(): the text inner matched, stripped, is inside cleaned[a:b]. */
