@@ -664,6 +664,8 @@ def test_a_value_that_another_programs_words_name_is_no_opening_value_of_vllms()
                  "Error code: 400 - {'error': {'message': '32001 is not divisible by 8', 'type': 'BadRequestError'}}",
                  '{"object": "error", "message": "32001 is not divisible by 8"}', '{"detail": "32001 is not divisible by 8"}'):
         assert top(m, body) == "e0", body
+        # ... its values without the body's quotes and keys (the page fills them in)
+        assert m.lookup(body)[0][0].values == {"numerator": "32001", "denominator": "8"}, body
     assert top(m, '{"message": "rollout world_size: 1 is not divisible by infer_tp: 2"}') is None
     # ... and so does an exception's type quoted in a sentence
     assert top(m, 'I get "AssertionError: 32001 is not divisible by 8" when starting') == "e0"

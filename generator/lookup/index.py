@@ -161,6 +161,7 @@ def rules() -> dict:
             "quote_closes_double": _source(match.QUOTE_CLOSES_DOUBLE),
             "quote_closes_single": _source(match.QUOTE_CLOSES_SINGLE),
             "value_sentence_end": _source(match.VALUE_SENTENCE_END),
+            "quote_opens_message": _source(match.QUOTE_OPENS_MESSAGE),
             "typed_words": _source(match.TYPED_WORDS),
             "labelled_in_exception": _source(match.LABELLED_IN_EXCEPTION),
             "shared_prefix": _source(clean.SHARED_PREFIX),

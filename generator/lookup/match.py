@@ -1767,6 +1767,11 @@ class Matcher:
             first_of.setdefault(owner, i)
             last_of[owner] = i
         count = len(entry.holes)
+        # where the message starts, for the quote that closes it: at its first words found, or for
+        # one that opens with a value, after the quote that opens it in a client's error body
+        message_start = origin[_first_found(bounds)]
+        if count and 0 not in last_of and 1 in first_of and bounds[first_of[1]] is not None:
+            message_start = _quote_opening(cleaned, origin[bounds[first_of[1]][0]]) or message_start
         for h, name in enumerate(entry.holes):
             if h not in last_of or h + 1 not in first_of:
                 continue  # the hole opens or closes the message: below
@@ -1782,7 +1787,7 @@ class Matcher:
                 # last one, when the value holds the same mark with no space ("got torch.float32.")
                 after = origin[a - 1] + 1  # (past the words before it, as a value that closes the message)
                 shown = cleaned[after : origin[b - 1] + 1].strip() if b > a else ""
-                whole = _closing_value(cleaned, after, template, origin[_first_found(bounds)])
+                whole = _closing_value(cleaned, after, template, message_start)
                 if shown and whole.startswith(shown) and not any(c.isspace() for c in whole[len(shown):]):
                     text = whole
             if len(text) > MAX_VALUE_CHARS:
@@ -1794,7 +1799,7 @@ class Matcher:
                 values.setdefault(entry.holes[0], text[:MAX_VALUE_CHARS] + ELLIPSIS if len(text) > MAX_VALUE_CHARS else text)
         closing = bounds[last_of[count - 1]] if count and count not in first_of and count - 1 in last_of else None
         if closing is not None and closing[1] - closing[0] == len(entry.chunks[last_of[count - 1]]):  # (its words whole)
-            text = _closing_value(cleaned, origin[closing[1] - 1] + 1, template, origin[_first_found(bounds)])
+            text = _closing_value(cleaned, origin[closing[1] - 1] + 1, template, message_start)
             if text:
                 values.setdefault(entry.holes[-1], text[:MAX_VALUE_CHARS] + ELLIPSIS if len(text) > MAX_VALUE_CHARS else text)
         return values, spans
@@ -2707,6 +2712,24 @@ def _first_found(bounds) -> int:
     return next(b[0] for b in bounds if b is not None)
 
 
+# The quote that opens a quoted message, in the run of characters before its first words (a
+# message that opens with a value): at the run's start or after a key's colon, a bracket, a
+# comma or an equals sign, with no quote after it ("'message': '32001 is not ...",
+# '{"object":"error","message":"32001 is not ...'); a value's own quotes close ("'x' is not ...")
+QUOTE_OPENS_MESSAGE = re.compile(r"""(?:^|[:(\[{,=])["'`](?=[^"'`]*\Z)""")  # also in the browser
+
+
+def _quote_opening(text: str, position: int) -> int | None:
+    """Where a message that opens with a value, its first words at ``position``, starts after the
+    quote that opens it (``QUOTE_OPENS_MESSAGE``); None where no quote opens it."""
+    end = position
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    start = _value_start(text, end)
+    quoted = QUOTE_OPENS_MESSAGE.search(text[start:end])
+    return start + quoted.end() if quoted is not None else None
+
+
 def _opening_value(text: str, position: int, template: str) -> str:
     """The value a message opens with, its first words at ``position`` (for the page): the run
     of non-space characters before them, without the template's own marks around the value
@@ -2716,6 +2739,9 @@ def _opening_value(text: str, position: int, template: str) -> str:
     while end > 0 and text[end - 1] in " \t":
         end -= 1
     value = text[_value_start(text, end) : end]
+    quoted = QUOTE_OPENS_MESSAGE.search(value)
+    if quoted is not None:
+        value = value[quoted.end() :]  # the quote of a client's error body: "'message': '32001 is not ..."
     close = _dropped_head(segments[1]).strip()
     if close and value.endswith(close):
         value = value[: len(value) - len(close)]

@@ -983,6 +983,7 @@
       quoteClosesDouble: pyRegex(patterns.quote_closes_double, "", "g"),
       quoteClosesSingle: pyRegex(patterns.quote_closes_single, "", "g"),
       valueSentenceEnd: pyRegex(patterns.value_sentence_end),
+      quoteOpensMessage: pyRegex(patterns.quote_opens_message),
       typedWords: pyRegex(patterns.typed_words),
       labelledInException: pyRegex(patterns.labelled_in_exception),
       chatterKeep: pyRegex(patterns.chatter_keep),
@@ -2937,8 +2938,14 @@
       });
       const rules = this.rules;
       const count = entry.holes.length;
+      // match.py: where the message starts, for the quote that closes it (after the quote that opens
+      // one that opens with a value, in a client's error body)
+      let messageStart = origin.get(bounds.find((b) => b !== null)[0]);
+      if (count && !lastOf.has(0) && firstOf.has(1) && bounds[firstOf.get(1)] !== null) {
+        const opened = quoteOpening(cleaned, origin.get(bounds[firstOf.get(1)][0]), rules);
+        if (opened !== null) messageStart = opened;
+      }
       const cap = (text) => text.length > rules.maxValueChars ? text.slice(0, rules.maxValueChars) + rules.ellipsis : text;
-      const firstFound = () => bounds.find((b) => b !== null)[0];
       const lastChunk = entry.chunks[entry.chunks.length - 1];
       entry.holes.forEach((name, h) => {
         if (!lastOf.has(h) || !firstOf.has(h + 1)) return; // the hole opens or closes the message: below
@@ -2952,7 +2959,7 @@
           // match.py: the last value, before the message's closing stop or bracket
           const after = origin.get(a - 1) + 1; // (past the words before it, as a value that closes the message)
           const shown = b > a ? pyStrip(cleaned.slice(after, origin.get(b - 1) + 1)) : "";
-          const whole = closingValue(cleaned, after, template, origin.get(firstFound()), rules);
+          const whole = closingValue(cleaned, after, template, messageStart, rules);
           if (shown && whole.startsWith(shown) && !PY_SPACE_RUN.test(whole.slice(shown.length))) text = whole;
         }
         text = cap(text);
@@ -2964,7 +2971,7 @@
       }
       const closing = count && !firstOf.has(count) && lastOf.has(count - 1) ? bounds[lastOf.get(count - 1)] : null;
       if (closing !== null && closing[1] - closing[0] === entry.chunks[lastOf.get(count - 1)].length) { // (its words whole)
-        const text = closingValue(cleaned, origin.get(closing[1] - 1) + 1, template, origin.get(firstFound()), rules);
+        const text = closingValue(cleaned, origin.get(closing[1] - 1) + 1, template, messageStart, rules);
         if (text && !values.has(entry.holes[count - 1])) values.set(entry.holes[count - 1], fromSlots(cap(text)));
       }
       return [values, spans];
@@ -3593,12 +3600,23 @@
     return rules.valueSentenceEnd.test(text.slice(position, end));
   }
 
+  /** match.py _quote_opening(): where a message that opens with a value starts after the quote that opens it, or null. */
+  function quoteOpening(text, position, rules) {
+    let end = position;
+    while (end > 0 && (text[end - 1] === " " || text[end - 1] === "\t")) end--;
+    const start = valueStart(text, end);
+    const quoted = rules.quoteOpensMessage.exec(text.slice(start, end));
+    return quoted !== null ? start + quoted.index + quoted[0].length : null;
+  }
+
   /** match.py _opening_value(): the value a message opens with, its first words at the position (for the page). */
   function openingValue(text, position, template, rules) {
     const segments = splitTemplate(toSlots(template))[0];
     let end = position;
     while (end > 0 && (text[end - 1] === " " || text[end - 1] === "\t")) end--;
     let value = text.slice(valueStart(text, end), end);
+    const quoted = rules.quoteOpensMessage.exec(value);
+    if (quoted !== null) value = value.slice(quoted.index + quoted[0].length); // the quote of a client's error body (match.py)
     const close = pyStrip(droppedHead(segments[1], rules));
     if (close && value.endsWith(close)) value = value.slice(0, value.length - close.length);
     const opening = pyStrip(segments[0]);
