@@ -2563,7 +2563,7 @@ def _ends_a_sentence(char: str) -> bool:
 
 # what may stand between a word and the value after it, which squashing drops: blanks and quotes
 # ("Model architecture '{model_arch}' ...")
-_SPACE_OR_QUOTES = " \t'\"`\u2018\u2019\u201c\u201d"
+_SPACE_OR_QUOTES = " \t" + OPENING_QUOTES
 
 
 @functools.lru_cache(maxsize=4096)
@@ -2571,7 +2571,7 @@ def _spaced_before_hole(template: str) -> tuple[bool, ...]:
     """For each literal segment: whether it ends with a word, then a space or a quote (or both),
     before its hole."""
     segments, holes = split_template(template)
-    return tuple(i < len(holes) and seg[-1:] in _SPACE_OR_QUOTES and seg[-1:] != ""
+    return tuple(i < len(holes) and seg != "" and seg[-1] in _SPACE_OR_QUOTES
                  and _ascii_alnum(seg.rstrip(_SPACE_OR_QUOTES)[-1:] or " ")
                  for i, seg in enumerate(segments))
 
