@@ -223,7 +223,7 @@ def main() -> int:
           f"{len(matcher.errors)} errors, {len(matcher.entries)} templates")
     for name, folder in (("tuning split", PASTES), ("held-out split", HELD_OUT)):
         top1, top3, total, foreign_ok, foreign_total, misses = accuracy(matcher, folder)
-        print(f"{name:15s}: top-1 {top1}/{total} = {top1 / total:.1%}   top-3 {top3 / total:.1%}   "
+        print(f"{name:15s}: top-1 {top1}/{total} = {top1 / total:.2%}   top-3 {top3 / total:.1%}   "
               f"non-vLLM told apart {foreign_ok}/{foreign_total}   (goal >= 95% top-1 held-out, non-vLLM 100%)")
         on_page, raised = curated_share(matcher, folder)
         print(f"{'':15s}  of the {raised} found whose error the pin raises, {on_page} ({on_page / max(1, raised):.1%}) "

@@ -251,6 +251,29 @@ EDGE_PASTES = {
     "a message cut inside a word of its opening": "RuntimeError: Engine proce",
     "a message cut inside a word after its opening": "(EngineCore pid=1) ERROR [core.py:1] ValueError: The decoder prompt (lengt\n",
     "a message cut at a word's end": "ValueError: The decoder prompt",
+    "a flag's dash made typographic by a blog": 'Error code: 400 - \u201cauto\u201d tool choice requires \u2014enable-auto-tool-choice and \u2014tool-call-parser to be set',
+    "a first sentence then a question of one's own": "Model architectures ['GlmForCausalLM'] are not supported for now. Any idea how to fix this?",
+    "an exception group's traceback": (
+        "  + Exception Group Traceback (most recent call last):\n  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n"
+        "  +-+---------------- 1 ----------------\n    | Traceback (most recent call last):\n"
+        '    |   File "/x/vllm/entrypoints/openai/serving_chat.py", line 9, in create_chat_completion\n'
+        '    | ValueError: "auto" tool choice requires --enable-auto-tool-choice and\n    | --tool-call-parser to be set\n    +-----------'),
+    "a JSON logger's records": (
+        '{"asctime": "2025-06-01 10:00:00", "levelname": "ERROR", "message": "Error in chat completion stream generator.", '
+        '"exc_info": "Traceback (most recent call last):\\n  File \\"/x/vllm/a.py\\", line 3, in f\\nValueError: max_num_seqs (256) '
+        'exceeds available Mamba cache blocks (128)."}'),
+    "a double-spaced log with a launcher's prefix": (
+        "[pod/vllm-0/vllm] (EngineCore_DP0 pid=316) ERROR 11-04 18:02:56 [core.py:1] EngineCore failed to start.\n\n"
+        "[pod/vllm-0/vllm] (EngineCore_DP0 pid=316) ERROR 11-04 18:02:56 [core.py:1] Traceback (most recent call last):\n\n"
+        '[pod/vllm-0/vllm] (EngineCore_DP0 pid=316) ERROR 11-04 18:02:56 [core.py:1]   File "/x/vllm/v1/core/kv_cache_utils.py", line 3, in f\n\n'
+        "[pod/vllm-0/vllm] (EngineCore_DP0 pid=316) ERROR 11-04 18:02:56 [core.py:1] ValueError: No available memory for the cache blocks. "
+        "Try increasing `gpu_memory_utilization` when initializing the engine."),
+    "a bare raise, then the person's question": (
+        '  File "/x/vllm/model_executor/layers/quantization/base_config.py", line 55, in tie_weights\n    raise NotImplementedError\n\n'
+        "How can I fix this? Any help is appreciated.\nThanks in advance!"),
+    "a message the user cut, then a line break": "Qwen3.6-27B int4 inference: ValueError: Fused module 'language_model.model.layers.0.mlp.gate_up_proj' ...\n\n",
+    "a message in Markdown's strong emphasis": "**Model architectures ['GlmForCausalLM'] are not supported for now.**",
+    "a title in strong emphasis whose words run on": "**Aborted due to the lack of CPU swap space, but there is enough RAM and swap**",
     "a traceback copied with no-break spaces": '\u00a0 File "/x/vllm/v1/engine/core.py",\u00a0line 3, in f\n\u00a0\u00a0\u00a0 raise\u00a0EngineDeadError()\nvllm.v1.engine.exceptions.EngineDeadError:\u202fEngineCore encountered an issue',
     "a title quoting a first sentence that ends in words after a value": "[Bug]: ValueError: This model's maximum context length is 131072 tokens on my 8 GPUs",
     "a message opening mid-line with its capital": "[ERROR]Generate embedding error This model's maximum context length is 8192 tokens. However, you requested 0 output tokens and your prompt contains at least 8193 input tokens PaddleOCR",
@@ -478,6 +501,21 @@ CLEAN_CASES = [
     'ImportError: x INFO: 1.2.3.4:0 -"POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error \u3000tail',
     # a frame's quotes made typographic; curly quotes elsewhere kept
     "File \u201c/x/vllm/\U0001f680.py\u201d, line 3, in f\n  raise X\nsaid \u201chi\u201d File \u201ca\u201d, line x",
+    # what a page made of the printed characters: invisible ones, a flag's dash, Markdown's strong emphasis
+    "max_\u200bnum_\u200bseqs\u00ad \ufeffx \u2014enable-x \u2013y \u2014 z a\u2014b \u2014Note\n**ValueError: a b.** f(**kw) 2**63 (**x**) ** y **",
+    # an exception group's bars, a CI viewer's; a Markdown table's row stays
+    "  + Exception Group Traceback:\n  | ExceptionGroup: x\n    |   File \"/x/vllm/a.py\", line 3, in f\n    | | ValueError: y\n  |\n| a | b |\n  | [2025-03-10T15:07:20Z] z |x",
+    # a JSON logger's lines: the message, then its traceback or error; a body, NaN, no string, too deep: as they are
+    '{"asctime": "t", "levelname": "ERROR", "message": "Error in x.\\r\\n", "exc_info": "Traceback:\\nValueError: \\ud83d\\ude80 \\ud800 \U0001f680"}\n'
+    '{"level":"error","msg":"a","error":"b","stacktrace":"c\\n\\td.go:3"}\n{"object": "error", "message": "m", "code": 404}\n'
+    '{"time": NaN, "msg": "x"}\n{"time": 1, "msg": 5, "log": "l"}\n  {"ts": 1, "event": "e"}  \n{"time": 1, "msg": "x", "d": ' + "[" * 300 + "]" * 300 + "}",
+    # launchers' and collectors' prefixes, and vLLM's logger in Python's common format
+    "[pod/v-1/vllm] a\nv_v.1.x@n1    | b\n0|vllm     | c\n(task, pid=1) d\n(w1, rank=1, pid=2, ip=1.2.3.4) e\n[default0]:f\n[1,0]<stderr>:g\n"
+    "2025-06-01 10:00:00,123 - vllm.engine - ERROR - h\n2025-06-01 10:00:00,123 - __main__ - ERROR - i\nx (task, pid=1) ERROR 11-04 18:02:56 [a.py:1] j (t, pid=2) ERROR 11-04 18:02:56 [a.py:1] k",
+    # double-spaced pastes, read as printed; pastes that are not
+    "\n  a\n\n  b\r\n\r\n  c \u3000\n\n\n\n\n  d\n \n  e\n\n",
+    "a\n\nb\nc\n\nd\n\ne\n\nf",
+    "a\n\nb\n\n\nc\n\nd\n\ne",
     # a paste that opens inside a frame's path: its 'File "' put back
     '\n lib/python3.12/site-packages/transformers/\U0001f680.py", line 182, in f\n    raise ValueError(\nValueError: x y z',
 ]

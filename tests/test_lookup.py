@@ -65,10 +65,25 @@ def top(matcher: Matcher, text: str) -> str | None:
         # a time in brackets: a CI log's (Buildkite), a wrapper's logger
         "[2025-10-20T13:11:22Z] ValueError: boom",
         "[2025-01-07 12:00:01,123] (EngineCore_DP0 pid=316) ERROR 01-07 12:00:01 [core.py:710] ValueError: boom",
+        # launchers and collectors: kubectl logs --prefix, a swarm service, pm2, SkyPilot, torchrun --tee, Open MPI
+        "[pod/vllm-7d9f8b6c5-x2x4z/vllm] ValueError: boom",
+        "vllm_vllm.1.abcdef123456@node1    | ValueError: boom",
+        "0|vllm     | ValueError: boom",
+        "(task, pid=12345) ValueError: boom",
+        "(worker1, rank=1, pid=2504, ip=10.0.0.2) (EngineCore_DP0 pid=316) ValueError: boom",
+        "[default0]:ValueError: boom",
+        "[1,0]<stderr>:ValueError: boom",
+        # vLLM's own logger in Python logging's common format
+        "2025-06-01 10:00:00,123 - vllm.engine.llm_engine - ERROR - ValueError: boom",
     ],
 )
 def test_log_prefixes_are_removed(line):
     assert clean_paste(line) == "ValueError: boom"
+
+
+def test_another_loggers_name_in_pythons_common_format_stays():
+    """Only vLLM's logger loses the header: another's names the program that wrote the line."""
+    assert clean_paste("2025-06-01 10:00:00,123 - __main__ - ERROR - boom") == "__main__ - ERROR - boom"
 
 
 def test_a_colour_that_lost_its_escape_is_removed_but_not_a_bracketed_name():
@@ -291,6 +306,99 @@ def test_a_web_pages_no_break_spaces_are_spaces():
     assert top(Matcher(errors, [[]]), paste.replace(" ", "\u00a0")) == "e0"
 
 
+def test_what_a_page_made_of_the_printed_characters_is_undone():
+    """Web pages, chat clients and Markdown change characters that vLLM printed: a zero-width
+    space after each "_", a flag's "--" made one dash, "**" around a message. Each is undone."""
+    assert clean_paste("max_\u200bnum_\u200bseqs\u00ad \ufeffx") == "max_num_seqs x"
+    assert clean_paste('"auto" tool choice requires \u2014enable-auto-tool-choice and \u2013tool-call-parser') == (
+        '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser')
+    # vLLM's own dashes stand between words, a capital after one is no flag
+    assert clean_paste("failed \u2014 transfers work; supported\u2014lookarounds; \u2014Note") == (
+        "failed \u2014 transfers work; supported\u2014lookarounds; \u2014Note")
+    assert clean_paste("**ValueError: Model architectures ['X'] are not supported for now.**") == (
+        "ValueError: Model architectures ['X'] are not supported for now.")
+    assert clean_paste("see **this** and (**that**)") == "see this and (that)"
+    # Python's "**kwargs" and a power are no emphasis
+    for code in ("f(a, **kwargs) or **b", "2**63 and 2**64 - 1", "use **kwargs in CompileKey", "** not **", "**"):
+        assert clean_paste(code) == code
+    m = tiny_matcher(("ValueError", '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'),
+                     ("ValueError", "Model architectures {architectures} are not supported for now."))
+    assert top(m, "Error code: 400 - \u201cauto\u201d tool choice requires \u2014enable-auto-tool-choice and \u2014tool-call-parser to be set") == "e0"
+    assert top(m, "**Model architectures ['GlmForCausalLM'] are not supported for now.**") == "e1"
+    assert top(m, "Model architectures ['Glm\u200bFor\u200bCausalLM'] are not supported for now.") == "e1"
+
+
+def test_an_exception_groups_bars_are_taken_off_its_lines():
+    """Python prints the tracebacks an exception group holds behind "| " (anyio's task groups
+    under vLLM's server); a CI viewer puts one before each line too. A Markdown table's row stays."""
+    paste = ("  + Exception Group Traceback (most recent call last):\n"
+             "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n"
+             "  +-+---------------- 1 ----------------\n"
+             "    | Traceback (most recent call last):\n"
+             '    |   File "/x/vllm/entrypoints/openai/serving_chat.py", line 9, in create_chat_completion\n'
+             '    |     raise ValueError("...")\n'
+             '    | ValueError: "auto" tool choice requires --enable-auto-tool-choice and\n'
+             "    | --tool-call-parser to be set\n"
+             "    +------------------------------------")
+    cleaned = clean_paste(paste)
+    assert '\nValueError: "auto" tool choice requires --enable-auto-tool-choice and\n--tool-call-parser to be set\n' in cleaned
+    assert '\n  File "/x/vllm/entrypoints/openai/serving_chat.py", line 9, in create_chat_completion\n' in cleaned
+    m = tiny_matcher(("ValueError", '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'))
+    matches, _ = m.lookup(paste)
+    assert matches[0].error.id == "e0" and matches[0].verdict == "exact"
+    assert clean_paste("  | [2025-03-10T15:07:20Z] ERROR 03-10 08:07:20 [core.py:302] ValueError: x") == "ValueError: x"
+    assert clean_paste("| GPU | Model |\n|---|---|\n| H100 | Qwen3 |") == "| GPU | Model |\n|---|---|\n| H100 | Qwen3 |"
+
+
+def test_a_double_spaced_paste_is_read_as_printed():
+    """A blog or a forum that shows each log line as a paragraph puts a blank line after each:
+    the frame then stands apart from its raise. Read as printed, the raise is the frame's."""
+    printed = ['  File "/x/vllm/model_executor/layers/quantization/base_config.py", line 55, in tie_weights',
+               "    raise NotImplementedError", "NotImplementedError", "", "The above exception was the direct cause:", "RuntimeError: x"]
+    double = "\n\n".join(printed)
+    assert clean_paste(double) == clean_paste("\n".join(printed))
+    assert "\n\n" in clean_paste(double)  # the blank line the log had stays one
+    # two lines of text side by side anywhere, too few gaps, or an even run: as given
+    for given in ("a\n\nb\nc\n\nd\n\ne", "a\n\nb\n\nc", "a\n\nb\n\n\nc\n\nd\n\ne"):
+        assert clean_paste(given) == given
+
+
+def test_a_json_loggers_line_is_its_message():
+    """A JSON logger writes each record as one object (vLLM's documented python-json-logger
+    setup, a cloud's "textPayload", Go's zap): the line is its message, then its traceback or
+    error. An HTTP error body has no key of a log record, and stays a body."""
+    record = json.dumps({"asctime": "2025-06-01 10:00:00", "levelname": "ERROR", "name": "vllm.entrypoints",
+                         "message": "Error in chat completion stream generator.",
+                         "exc_info": 'Traceback (most recent call last):\n  File "/x/vllm/a.py", line 3, in f\nValueError: boom\n'})
+    assert clean_paste(record) == ('Error in chat completion stream generator.\nTraceback (most recent call last):\n'
+                                   '  File "/x/vllm/a.py", line 3, in f\nValueError: boom')
+    assert clean_paste('{"severity": "ERROR", "textPayload": "ValueError: x\\n"}\n{"level":"error","msg":"a","error":"b"}') == "ValueError: x\na\nb"
+    body = '{"object": "error", "message": "The model `x` does not exist.", "type": "NotFoundError", "code": 404}'
+    assert clean_paste(body) == body
+    # not JSON, NaN, a message that is no string, deeper than both parsers nest alike: as they are
+    for line in ('{"time": 1, "msg": "x"', '{"time": NaN, "msg": "x"}', '{"time": 1, "msg": 5}', '{"time": 1, "msg": "x", "d": ' + "[" * 300 + "]" * 300 + "}"):
+        assert clean_paste(line) == line
+    m = tiny_matcher(("ValueError", "max_num_seqs ({n}) exceeds available Mamba cache blocks ({m})."))
+    log = json.dumps({"time": "2025-06-01T10:00:00Z", "level": "ERROR", "message": "ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (128)."})
+    assert top(m, log) == "e0"
+
+
+def test_the_persons_closing_question_is_no_part_of_the_paste():
+    """A question or thanks on the last lines is the person's, not the log's: what reads the
+    paste's end (a message the user cut, a bare raise) reads it before them."""
+    from generator.lookup.clean import without_closing_words
+
+    assert without_closing_words("ValueError: x\n\nHow can I fix this? Any help is appreciated.\nThanks!") == "ValueError: x\n"
+    # a line with code or a number is kept: it may be vLLM's, or say which version ran
+    for kept in ("a\nDid you forget to call `init_mm_limits_per_prompt`?", "a\nI am on vLLM 0.8.5, how to fix?",
+                 "How can I fix this?", "a\nPlease install the package."):
+        assert without_closing_words(kept) == kept
+    m = tiny_matcher(("ValueError", "Fused module '{layer_name}' requires consistent quant config for {sub_names}"))
+    cut = "Qwen3.6-27B int4 inference: ValueError: Fused module 'language_model.model.layers.0.mlp.gate_up_proj' ..."
+    assert top(m, cut + "\n\nHow can I fix this? Any help is appreciated.") == "e0"
+    assert top(m, cut + "\n") == "e0"  # the user's "..." with a line break after it
+
+
 def test_a_full_width_colon_after_a_type_is_a_colon():
     """A Chinese or Japanese keyboard types "：" after an exception's type in an issue's title."""
     assert clean_paste("报错ValueError：No available memory") == "报错ValueError: No available memory"
@@ -325,7 +433,7 @@ def test_a_docker_json_file_log_line_is_its_log_value():
     logged = "\n".join('{"log":' + json.dumps(line + "\n") + ',"stream":"stderr","time":"2025-03-06T11:03:52.1Z"}' for line in lines)
     assert clean_paste(logged) == 'Casting torch.bfloat16 to "torch.float16".\n  File "/x.py", line 3, in f'
     # another JSON body is left to the JSON escapes
-    assert clean_paste('{"log":"a\\n","stream":"other"}') == '{"log":"a\n","stream":"other"}'
+    assert clean_paste('{"log":"a\\n","other":"x"}') == '{"log":"a\n","other":"x"}'
 
 
 def test_html_entities_and_json_escapes():
@@ -2749,6 +2857,20 @@ def test_a_paraphrase_that_shares_one_sentence_is_not_exact(history_matcher):
              "find out why from the documentation, so I restarted it twice.")
     matches, _ = history_matcher.lookup(paste)
     assert all(m.verdict == "partial" and m.score < 0.9 for m in matches)
+
+
+def test_a_first_sentence_then_a_question_of_ones_own_is_a_near_match():
+    """A forum post quotes a message's first sentence and asks on the same line: without type or
+    tag that may be a paraphrase, so it is partial, but it is vLLM's message, not another's."""
+    m = tiny_matcher(("ValueError", "Model architectures {architectures} are not supported for now. Supported architectures: {archs}"))
+    matches, foreign = m.lookup("Model architectures ['GlmForCausalLM'] are not supported for now. Any idea how to fix this?")
+    assert [x.error.id for x in matches] == ["e0"] and matches[0].verdict == "partial" and foreign is None
+    # named by its type it is the message cut there, as before
+    matches, _ = m.lookup("ValueError: Model architectures ['GlmForCausalLM'] are not supported for now. Any idea how to fix this?")
+    assert matches[0].verdict == "exact"
+    # a stop that a quote closes after is no sentence of the paste's own: no near match from this rule
+    matches, _ = m.lookup("Model architectures ['GlmForCausalLM'] are not supported for now.' he said")
+    assert not matches or matches[0].verdict == "exact"
 
 
 def test_which_releases_wrote_the_log(history_matcher):

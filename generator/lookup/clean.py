@@ -18,6 +18,7 @@ that ``index.compact_index`` puts in the index; it carries none of them itself.
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 from bisect import bisect_right
@@ -39,22 +40,32 @@ CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[nrt\"'\\/])")
 # docker compose's service name, "vllm-1  | ", or a container's own name ("vllm-server  | ",
 # "qwen3-30b-a3b  | ": a service with container_name set); a level's column of another
-# logger ("ERROR    | ", loguru's) is no name
-DOCKER_COMPOSE_PREFIX = re.compile(r"^(?!(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|SUCCESS|TRACE)\b)[\w.-]+[ \t]+\|[ \t]?")
-RANK_PREFIX = re.compile(r"^\s*\[rank\d+\]:\s?")  # torchrun's [rank0]:
+# logger ("ERROR    | ", loguru's) is no name; a swarm service's task names its node
+# ("vllm_vllm.1.x2x4z@node1    | "), pm2 its process's number ("0|vllm     | ")
+DOCKER_COMPOSE_PREFIX = re.compile(r"^(?!(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|SUCCESS|TRACE)\b)(?:\d+\|)?[\w.@-]+[ \t]+\|[ \t]?")
+RANK_PREFIX = re.compile(r"^\s*\[(?:rank|default)\d+\]:\s?")  # torchrun's [rank0]:, and with --tee its [default0]:
+# kubectl logs --prefix ("[pod/vllm-7d9f8b6c5-x2x4z/vllm] "), Open MPI's --tag-output ("[1,0]<stderr>:")
+LAUNCHER_PREFIX = re.compile(r"^\s*(?:\[pod/[\w.-]+/[\w.-]+\][ \t]?|\[\d+,\d+\]<(?:stdout|stderr)>:)")
 QUOTE_PREFIX = re.compile(r"^\s*>\s?")  # a quoted reply on GitHub
+# Python's report of an exception group puts "| " before each line of the tracebacks it holds,
+# once per level ("  |   File ...", "    | ValueError: ..."; anyio's and asyncio's task groups,
+# Starlette under vLLM's server); a CI log viewer puts one before each line as well (Buildkite's
+# "  | [2025-03-10T15:07:20Z] ..."); no message of vLLM's opens a line with one. Not a row of a
+# Markdown table, which ends with one too ("| GPU | Model |").
+GROUP_PREFIX = re.compile(r"^[ \t]*\|(?:[ \t]|$)(?![^\n]*\|[ \t]*$)")
 # What a container's log collector or a reply put before each line, around any program's log
 # line: kubectl's --timestamps ("2025-06-05T16:30:08.123456789Z "; another program's header may
 # open with a date and time of its own: Ray's "2025-01-15 18:01:02,216 WARNING ..." stays)
 OUTER_PREFIXES = [
-    DOCKER_COMPOSE_PREFIX, RANK_PREFIX,
+    DOCKER_COMPOSE_PREFIX, RANK_PREFIX, LAUNCHER_PREFIX,
     re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)\s+(?:(?:stdout|stderr) [FP] )?"),
-    QUOTE_PREFIX,
+    GROUP_PREFIX, QUOTE_PREFIX,
 ]
 LINE_PREFIXES = [
     DOCKER_COMPOSE_PREFIX,
-    re.compile(r"^\s*\((?:[\w.:-]+(?:=[\w.:-]+)?\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)\s?"),  # (EngineCore_DP0 pid=316)
-    RANK_PREFIX,
+    # (EngineCore_DP0 pid=316); SkyPilot's "(task, pid=2503) ", "(worker1, rank=1, pid=2504, ip=10.0.0.2) "
+    re.compile(r"^\s*\((?:[\w.:-]+(?:=[\w.:-]+)?,?\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)\s?"),
+    RANK_PREFIX, LAUNCHER_PREFIX,
     # vLLM's headers: "ERROR 11-18 18:07:28 engine.py:366] ", "INFO 05-01 12:00:00.123 [core.py:710] "
     re.compile(
         r"^\s*(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+"
@@ -77,7 +88,11 @@ LINE_PREFIXES = [
     # logging's default format, for vLLM's own loggers ("WARNING:vllm.config:..."); another
     # package's ("ERROR:lightrag:...") stays, to tell its line apart (match.ANOTHERS_LOG_LINE)
     re.compile(r"^\s*(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):(?=[Vv][Ll][Ll][Mm]\b)[\w.]+:"),
-    QUOTE_PREFIX,
+    # ... and the common "%(asctime)s - %(name)s - %(levelname)s - %(message)s", whose time the
+    # timestamp's prefix above took off ("vllm.engine.llm_engine - ERROR - ...")
+    re.compile(r"^\s*(?=[Vv][Ll][Ll][Mm]\b)[\w.]+ - (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - "),
+    GROUP_PREFIX,
+    QUOTE_PREFIX,  # (last: the browser reads it as the last)
 ]
 
 
@@ -85,6 +100,18 @@ LINE_PREFIXES = [
 # {"log":"...\n","stream":"stderr","time":"..."}: the line is its "log" value less its line
 # break, still escaped (the JSON escapes are undone after).
 DOCKER_JSON_LOG = re.compile(r'\{"log":"((?:[^"\\\n]|\\.)*?)(?:\\r)?(?:\\n)?","stream":"(?:stdout|stderr)","time":"[^"\n]*"\}')
+# Any other log collector's or JSON logger's line, one JSON object a line (python-json-logger, as
+# vLLM's logging configuration documents it: {"asctime": "...", "levelname": "ERROR", "message":
+# "..."}; a cloud's "textPayload", journald's "MESSAGE", structlog's "event"): the line is its
+# message. Only an object with a key that a log record has (a time, a level, a stream, a
+# logger): an HTTP error body ({"object": "error", "message": "..."}) is a body, and stays.
+JSON_LOG_LINE = re.compile(r'^[ \t]*\{"[^\n]*\}[ \t]*$', re.MULTILINE)
+JSON_LOG_MESSAGE_KEYS = ("message", "msg", "log", "textPayload", "MESSAGE", "event")
+JSON_LOG_RECORD_KEYS = ("time", "timestamp", "ts", "@timestamp", "asctime", "level", "levelname", "severity", "stream", "logger")
+# ... and what such a record says after its message, each on lines of its own: the exception's
+# traceback (python-json-logger's "exc_info"), Go's zap's "error" and "stacktrace"
+JSON_LOG_DETAIL_KEYS = ("error", "exc_info", "exception", "stack_info", "stacktrace")
+JSON_LOG_BRACKETS = 256  # a line with more is left as it is: Python's parser and the browser's nest to different depths
 
 
 # A carriage return as a pager or an editor shows it ("^M" at a line's end: less, vim, cat -v):
@@ -122,6 +149,18 @@ CURLY_DOUBLE = re.compile("[\u201c\u201d]")
 # The no-break spaces a web page's code block is copied with ("&nbsp;" indents, a blog's
 # editor): spaces again, so that frames, log headers and "Type: message" read as printed.
 WEB_SPACE = re.compile("[\u00a0\u2007\u202f]")
+# Characters a web page or a chat client puts in without showing them: zero-width spaces and
+# joiners (some sites put one after each "_" or "/" so that long names may break), a word
+# joiner, a byte-order mark, a soft hyphen: gone, so that names and words read as printed.
+INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
+# A flag's two hyphens that a blog or a word processor made one dash ("requires —enable-auto-tool-choice
+# and –tool-call-parser to be set"): two hyphens again. Only a dash that opens a word in lower case,
+# as a flag does: vLLM's own dashes stand between words ("... failed — transfers will still work").
+TYPOGRAPHIC_FLAG = re.compile("(?<![^\\s(\\[{'\"`=])[\u2013\u2014](?=[a-z])")
+# Markdown's strong emphasis around a message ("**ValueError: ... for now.**", a title or a line of
+# an issue's text): the text alone. Its opening "**" starts a line or follows a blank or a bracket,
+# and its closing one ends a word; Python's "**kwargs" and "2**63" are no emphasis.
+MARKDOWN_STRONG = re.compile(r"(?<![^\s(\[])\*\*(?=[^\s*])([^\n*]*?[^\s*])\*\*(?![\w*])")
 
 
 # A log record's start: vLLM's header, after a process's "(EngineCore_DP0 pid=316) " if any,
@@ -129,8 +168,8 @@ WEB_SPACE = re.compile("[\u00a0\u2007\u202f]")
 # A web page that drops a log's line breaks runs its records together on one line
 # ("... line 162, in all_reduce ERROR 11-04 18:02:56 [executor.py:597] self.nccl..."); a
 # line with two or more is cut back into records before each one.
-_PROCESS = r"\((?:[\w.:-]+(?:=[\w.:-]+)?\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)"
-_NAMED_PROCESS = r"\((?:[\w.:-]+(?:=[\w.:-]+)?\s+)+pid=\d+(?:,\s*ip=[\w.:]+)?\)"  # alone, a tag needs its name: "(pid=3)" may be text
+_PROCESS = r"\((?:[\w.:-]+(?:=[\w.:-]+)?,?\s+)*pid=\d+(?:,\s*ip=[\w.:]+)?\)"
+_NAMED_PROCESS = r"\((?:[\w.:-]+(?:=[\w.:-]+)?,?\s+)+pid=\d+(?:,\s*ip=[\w.:]+)?\)"  # alone, a tag needs its name: "(pid=3)" may be text
 RECORD_START = re.compile(
     r"(?:" + _PROCESS + r"\s*)*\b(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+"
     r"\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\[[^\]\s]+:\d+\]|[\w./-]+:\d+\])"
@@ -144,6 +183,7 @@ RECORD_START = re.compile(
 # HARD_WRAP_LINES distinct lines have it; then each such line is joined to the next, unless
 # that one starts a line of its own (NEW_LINE) or the cut one is a whole frame whose code line
 # follows. A log several workers wrote has lines of one length too, each followed by a record.
+DOUBLE_SPACED_LEAST = 3  # gaps of blank lines between a paste's lines that tell it was double-spaced
 HARD_WRAP_WIDTH = 40
 HARD_WRAP_LINES = 2
 NEW_LINE = re.compile(
@@ -189,6 +229,32 @@ REFUSED_REQUEST = re.compile(_REQUEST + r" [45]\d\d\b")
 ACCESS_RECORD = re.compile(_REQUEST + r" \d{3}\b(?: OK\b| [A-Z][a-z][\w-]*)*")
 
 
+# A person's own words after what they pasted, on lines of their own at its end: a question
+# ("How can I fix this?"), a plea or thanks ("Any help is appreciated.", "Thanks in advance!").
+# What reads the paste's end (a message cut there, a bare raise, its last line of words) reads
+# it before them. Not a line with code or a number in it: that may be the error, or say which
+# version ran ("Did you forget to call `init_mm_limits_per_prompt`?" is vLLM's).
+CLOSING_WORDS = re.compile(
+    r"[ \t]*(?:(?:how|what|why|where|which|who|can|could|would|should|does|do|did|is|are|has|have|any|anyone|anybody"
+    r"|someone|somebody|please|pls|plz|help|i|i'm|i've|we|hope|hoping|appreciate)\b[^\n`_=\[\](){}<>/\\|:0-9]*?"
+    r"(?:\?|\bhelp(?: me)?|\bappreciated?|\bthanks?(?: you)?(?: in advance| a lot| so much)?|\bthx|\btia)"
+    r"|(?:thanks|thank you|thx|tia|cheers)(?: in advance| a lot| so much)?)[ \t.!?]*$", re.IGNORECASE)
+CLOSING_LINES = 3  # at most: the words after a paste are a line or two
+
+
+def without_closing_words(text: str) -> str:
+    """``text`` without the person's own words that close it (``CLOSING_WORDS``), when
+    something is left before them."""
+    end = len(text)
+    for _ in range(CLOSING_LINES):
+        body = text[:end].rstrip()
+        start = body.rfind("\n") + 1
+        if not start or not CLOSING_WORDS.match(body, start):
+            break
+        end = start - 1
+    return text if end == len(text) or not text[:end].strip() else text[:end]
+
+
 def decode_paste(data: bytes) -> str:
     """``data.decode("utf-8", errors="replace")`` as far as ``clean_paste`` reads it: the
     last ``MAX_TEXT_CHARS`` characters are the same, and the bytes before them are not
@@ -212,6 +278,8 @@ def clean_paste(text: str) -> str:
     if "&" in text:
         text = unescape_html(text)
     text = DOCKER_JSON_LOG.sub(r"\1", text)
+    if '{"' in text:
+        text = JSON_LOG_LINE.sub(_json_log_message, text)
     for _ in range(UNESCAPE_ROUNDS):
         if "\\" not in text:
             break
@@ -220,13 +288,12 @@ def clean_paste(text: str) -> str:
     text = _SURROGATES.sub(_join_surrogates, text)
     text = TYPOGRAPHIC_FRAME.sub(r'File "\1", line', text)
     text = restore_cut_frame(text)
-    text = WEB_SPACE.sub(" ", text)
-    text = CURLY_DOUBLE.sub('"', CURLY_SINGLE.sub("'", text))
+    text = untypeset(text)
     if "\uff1a" in text:  # (a scan that reads every word of a long log otherwise)
         text = FULL_WIDTH_TYPE_COLON.sub(r"\1: ", text)
     text = SHOWN_CR.sub("", text)
     lines = []
-    given = dedented(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    given = dedented(single_spaced(text.replace("\r\n", "\n").replace("\r", "\n").split("\n")))
     collector = _shared_prefix(given, COLLECTOR_PREFIX)
     joined = join_hard_wraps(given, collector)
     if any('File "' in line for line in joined):  # (after the terminal's wraps: a frame joined first would widen its lines)
@@ -252,6 +319,40 @@ def clean_paste(text: str) -> str:
     return "\n".join(_without_shared_prefix(lines))
 
 
+def _no_constant(name: str):
+    raise ValueError(name)  # NaN and Infinity are no JSON (the browser's JSON.parse rejects them too)
+
+
+def _json_log_message(match: re.Match) -> str:
+    """A JSON log record's line (``JSON_LOG_LINE``): its message, without its line break; any
+    other line as it is."""
+    line = match.group(0)
+    if line.count("{") + line.count("[") > JSON_LOG_BRACKETS:
+        return line
+    try:
+        record = json.loads(line, parse_constant=_no_constant)
+    except ValueError:
+        return line
+    if not isinstance(record, dict) or not any(key in record for key in JSON_LOG_RECORD_KEYS):
+        return line
+    for key in JSON_LOG_MESSAGE_KEYS:
+        message = record.get(key)
+        if isinstance(message, str):
+            details = [detail for detail in map(record.get, JSON_LOG_DETAIL_KEYS) if isinstance(detail, str)]
+            return "\n".join(part.removesuffix("\n").removesuffix("\r") for part in [message, *details])
+    return line
+
+
+def untypeset(text: str) -> str:
+    """``text`` without what a web page, an editor or Markdown made of the printed characters:
+    no-break spaces, invisible characters, a flag's dash, strong emphasis, curly quotes."""
+    text = INVISIBLE.sub("", WEB_SPACE.sub(" ", text))
+    text = TYPOGRAPHIC_FLAG.sub("--", text)
+    if "**" in text:
+        text = MARKDOWN_STRONG.sub(r"\1", text)
+    return CURLY_DOUBLE.sub('"', CURLY_SINGLE.sub("'", text))
+
+
 def join_wrapped_frames(text: str) -> str:
     """``text`` with each frame that a terminal cut inside its path or its function's name
     (``WRAPPED_FRAME_PATH``, ``WRAPPED_FRAME_FUNCTION``) on one line again."""
@@ -266,6 +367,29 @@ def restore_cut_frame(text: str) -> str:
     first = text[: text.find("\n")] if "\n" in text else text
     skip = len(first) - len(without_prefixes(first))
     return text[:skip] + CUT_FRAME.sub(r'\1File "\2", line \3, in ', text[skip:])
+
+
+def single_spaced(lines: list[str]) -> list[str]:
+    """``lines`` as printed, where a web page put a blank line after each of them (each line its
+    own paragraph, as some blogs and forums show a log): every gap between lines of text is an
+    odd run of blank lines, at least ``DOUBLE_SPACED_LEAST`` of them; each run of 2k + 1 blank
+    lines was k. A paste with two lines of text side by side anywhere stays as it is."""
+    gaps = []
+    run = 0
+    seen = False  # a line of text
+    for number, line in enumerate(lines):
+        if not line.strip():
+            run += 1
+            continue
+        if seen:
+            if not run:
+                return lines  # two lines of text side by side
+            gaps.append((number - run, run))
+        seen, run = True, 0
+    if len(gaps) < DOUBLE_SPACED_LEAST or any(size % 2 == 0 for _, size in gaps):
+        return lines
+    drop = {n for start, size in gaps for n in range(start, start + size - (size - 1) // 2)}
+    return [line for number, line in enumerate(lines) if number not in drop]
 
 
 def dedented(lines: list[str]) -> list[str]:

@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Callable, Iterable
 
-from generator.lookup.clean import ANSI, CODE_FENCE, DROPPED, WEB_SPACE, Origin, clean_paste, squash, squash_text, squashes_longer, without_outer_prefixes
+from generator.lookup.clean import (ANSI, CODE_FENCE, DROPPED, WEB_SPACE, Origin, clean_paste, squash, squash_text, squashes_longer,
+                                    untypeset, without_closing_words, without_outer_prefixes)
 from generator.lookup.foreign import (BUILTIN_EXCEPTIONS, EXCEPTION_LINE, FRAME, ISSUE_TAGS, LOGGED_ABOVE_TRACEBACK, WRAPPER, ForeignError, foreign_call, foreign_errors,
                                       foreign_exception_type, foreign_frame, foreign_rows, frame_outside_vllm, from_rows, last_exception, not_vllm, phase_of,
                                       wording_words,
@@ -76,7 +77,7 @@ ELLIPSIS_LEAST = 10  # ... or this much, with its type beside it, where the past
 PASTE_ENDS_IN_A_WORD = re.compile(r"([A-Za-z0-9]+)[ \t\r\n]*\Z")
 ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
 # the user's own mark of a cut at the paste's end, on the message's line ("Fused module 'x' ...")
-USER_CUT = re.compile(r"[^\n]*(?:\.\.\.|\u2026)[ \t]*\Z")
+USER_CUT = re.compile(r"[^\n]*(?:\.\.\.|\u2026)\s*\Z")  # (blank lines after it too)
 # An issue title's tag where a message opens ("[Usage]: No available memory for the cache blocks. on H20"):
 # where a title quotes vLLM's first sentence, the tag stands where its exception type would
 # (more tags may follow the first: "[Bug][V1]: ", "[Bug] [gpt-oss-120b]: ")
@@ -758,8 +759,11 @@ class Matcher:
 
     def lookup(self, text: str, top: int = 5) -> tuple[list[Match], dict | None]:
         """The best matches for a paste, and where it comes from when that is not vLLM."""
+        given = text
+        text = without_closing_words(text)  # what reads the paste's end reads it before the person's question
         cleaned = clean_paste(text)
-        self._cleaned = (text, cleaned)  # releases_of asks for the same paste next: clean it once
+        self._cleaned = (text, cleaned)
+        self._given = given  # releases_of asks for the same paste next: clean it once
         self._typed: bool | None = None  # _as_typed(), read only when a title's rule needs it
         self._quoted: list[tuple[int, int, str]] | None = None  # _quoted_part(): read once, when a message needs it
         flat, origin = squash(cleaned)
@@ -1103,7 +1107,7 @@ class Matcher:
         if not self.revisions:
             return None
         last = getattr(self, "_cleaned", None)
-        cleaned = last[1] if last is not None and last[0] is text else clean_paste(text)
+        cleaned = last[1] if last is not None and self._given is text else clean_paste(without_closing_words(text))
         everything = (1 << len(self.revisions)) - 1
         evidence: list[tuple[str, int]] = []
         version = None
@@ -1537,7 +1541,8 @@ class Matcher:
                 or _at_line_end(cleaned, origin[pos + common - 1] + 1 if pos + common else 0)
             )
             if (not hole and _sentence_ends(chunk, common) and matched + common >= MIN_MATCHED
-                    and (named or matched + common >= UNNAMED_LEAST and chunk[common - 1] != "."
+                    and (named or matched + common >= UNNAMED_LEAST
+                         and (chunk[common - 1] != "." or _new_sentence_follows(cleaned, origin[pos + common - 1] + 1))
                          and _opens_unnamed(cleaned, origin[start], first, owners[0])
                          and matched + common >= _unnamed_least(self._as_typed, cleaned, origin[start], owners[0], origin[pos + common - 1] + 1))
                     and not _word_goes_on(cleaned, origin[pos + common - 1] + 1, chunk[:common])
@@ -1549,6 +1554,9 @@ class Matcher:
                 matched += common - (chunk[common - 1] == ".")
                 bounds[i] = (pos, pos + common)
                 truncated = True
+                # ... but without them, a sentence of vLLM's that stops and another's after it may
+                # be a paraphrase that shares its first sentence: near (partial) at best
+                reworded = reworded or not named and chunk[common - 1] == "."
                 break
             shut = (_closers_then_stop(chunk) or _words_then_stop(chunk)) if hole else 0
             at = flat.find(chunk[:shut], pos) if shut else -1
@@ -1749,10 +1757,11 @@ class Matcher:
 
     def _as_typed(self) -> bool:
         """Whether the cleaning left the paste's words as they were given (it took no log prefix
-        off): computed once per paste, and only when asked."""
+        off; what a page made of its characters, such as curly quotes or Markdown's "**", counts
+        as given): computed once per paste, and only when asked."""
         if self._typed is None:
             text, cleaned = self._cleaned
-            self._typed = text.split() == cleaned.split()
+            self._typed = untypeset(text).split() == cleaned.split()
         return self._typed
 
     @staticmethod
@@ -2595,6 +2604,7 @@ def _word_glued_to_value(entry: Entry, bounds, origin: Origin, cleaned: str, tem
 
 # a sentence of the paste's own after a title's ("... cache blocks. Then I tried ...", "...? It fails")
 NEW_SENTENCE = re.compile(r"[.!?][ \t]+[A-Z]")
+NEW_SENTENCE_AFTER = re.compile(r"[ \t]+[A-Z]")  # ... right after a stop (_new_sentence_follows); also in the browser
 
 
 def _unnamed_least(as_typed: Callable[[], bool], cleaned: str, opening: int, opening_owner: int, end: int) -> int:
@@ -2613,6 +2623,12 @@ def _unnamed_least(as_typed: Callable[[], bool], cleaned: str, opening: int, ope
     if NEW_SENTENCE.search(cleaned, end, len(cleaned) if line_end == -1 else line_end):
         return NEARLY_WHOLE
     return UNNAMED_LEAST if as_typed() else NEARLY_WHOLE
+
+
+def _new_sentence_follows(cleaned: str, at: int) -> bool:
+    """Whether a sentence of the paste's own starts after a blank at ``at``, on the same line
+    ("... are not supported for now. Any idea how to fix this?"), not a quote's end."""
+    return NEW_SENTENCE_AFTER.match(cleaned, at) is not None
 
 
 def _opens_unnamed(cleaned: str, start: int, first: int, opening_owner: int) -> bool:

@@ -954,6 +954,7 @@
       quotedExceptionLine: pyRegex(patterns.quoted_exception_line),
       recordStart: pyRegex(patterns.record_start, "", "g"),
       recordStartAt: pyRegex(patterns.record_start, "", "y"),
+      doubleSpacedLeast: rules.double_spaced_least,
       hardWrapWidth: rules.hard_wrap_width,
       hardWrapLines: rules.hard_wrap_lines,
       newLine: pyRegex(patterns.new_line, "", "y"),
@@ -966,11 +967,21 @@
       wrappedFrameFunction: pyRegex(patterns.wrapped_frame_function, "", "g"),
       cutTypeName: pyRegex(patterns.cut_type_name, "", "y"),
       webSpace: pyRegex(patterns.web_space, "", "g"),
+      closingWords: pyRegex(patterns.closing_words, "", "y"),
+      closingLines: rules.closing_lines,
+      invisible: pyRegex(patterns.invisible, "", "g"),
+      typographicFlag: pyRegex(patterns.typographic_flag, "", "g"),
+      markdownStrong: pyRegex(patterns.markdown_strong, "", "g"),
       curlySingle: pyRegex(patterns.curly_single, "", "g"),
       curlyDouble: pyRegex(patterns.curly_double, "", "g"),
       fullWidthTypeColon: pyRegex(patterns.full_width_type_colon, "", "g"),
       shownCr: pyRegex(patterns.shown_cr, "", "g"),
       dockerJsonLog: pyRegex(patterns.docker_json_log, "", "g"),
+      jsonLogLine: pyRegex(patterns.json_log_line, "", "g"),
+      jsonLogMessageKeys: rules.json_log_message_keys,
+      jsonLogRecordKeys: rules.json_log_record_keys,
+      jsonLogDetailKeys: rules.json_log_detail_keys,
+      jsonLogBrackets: rules.json_log_brackets,
       anothersLogLine: pyRegex(patterns.anothers_log_line, "", "y"),
       pyLoggerLine: pyRegex(patterns.py_logger_line, "", "y"),
       typeAlone: pyRegex(patterns.type_alone),
@@ -1033,6 +1044,7 @@
       titleStops: rules.title_stops,
       unnamedLeast: rules.unnamed_least,
       newSentence: pyRegex(patterns.new_sentence),
+      newSentenceAfter: pyRegex(patterns.new_sentence_after, "", "y"),
       outweighs: rules.outweighs,
       openValueLines: rules.open_value_lines,
       agreeBonus: rules.agree_bonus,
@@ -1573,6 +1585,8 @@
       if (text.includes("&")) text = htmlUnescape(text);
       // clean.py's DOCKER_JSON_LOG: a json-file log line is its "log" value
       text = text.replace(rules.dockerJsonLog, "$1");
+      // clean.py's JSON_LOG_LINE: a JSON logger's line is its message
+      if (text.includes('{"')) text = text.replace(rules.jsonLogLine, (line) => jsonLogMessage(line, rules));
       for (let round = 0; round < rules.unescapeRounds; round++) {
         if (!text.includes("\\")) break;
         text = text.replace(rules.jsonEscape, jsonUnescape);
@@ -1586,17 +1600,14 @@
       const first = newline === -1 ? text : text.slice(0, newline);
       const skip = first.length - withoutPrefixes(first, rules).length;
       text = text.slice(0, skip) + text.slice(skip).replace(rules.cutFrame, '$1File "$2", line $3, in ');
-      // clean.py's WEB_SPACE: a web page's no-break spaces are spaces
-      text = text.replace(rules.webSpace, " ");
-      // clean.py: typographic quotes made straight
-      text = text.replace(rules.curlySingle, "'").replace(rules.curlyDouble, '"');
+      text = untypeset(text, rules);
       // clean.py's FULL_WIDTH_TYPE_COLON: "ValueError：" typed on a Chinese or Japanese keyboard
       if (text.includes("\uff1a")) text = text.replace(rules.fullWidthTypeColon, "$1: ");
       // clean.py's SHOWN_CR: a pager's "^M" at a line's end
       text = text.replace(rules.shownCr, "");
       const lines = [];
       const records = [];
-      const given = dedented(text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n"), rules);
+      const given = dedented(singleSpaced(text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n"), rules), rules);
       // clean.py's COLLECTOR_PREFIX: a tool's prefix on most lines, read off before anything else
       const collector = sharedPrefixOf(given, rules.collectorPrefix, rules);
       let joined = joinHardWraps(given, rules, collector);
@@ -1955,13 +1966,15 @@
 
     lookup(text, top) {
       resetSlots();
-      return this.lookupCleaned(this.cleanPaste(String(text)), top, String(text));
+      // match.py: what reads the paste's end reads it before the person's question (clean.py without_closing_words)
+      const given = withoutClosingWords(String(text), this.rules);
+      return this.lookupCleaned(this.cleanPaste(given), top, given);
     }
 
     /** match.py _as_typed(): the cleaning left the paste's words as given (took no log prefix off); once per paste. */
     asTyped(cleaned) {
       if (this.typed === null) {
-        const words = pySplit(toSlots(this.raw)), own = pySplit(cleaned);
+        const words = pySplit(untypeset(toSlots(this.raw), this.rules)), own = pySplit(cleaned);
         this.typed = words.length === own.length && words.every((word, i) => word === own[i]);
       }
       return this.typed;
@@ -2722,13 +2735,16 @@
           atLineEnd(cleaned, pos + common ? origin.get(pos + common - 1) + 1 : 0);
         // match.py: an issue title quotes the message, with its type, up to a sentence's end and goes on in its own words
         if (!hole && sentenceEnds(chunk, common) && matched + common >= rules.minMatched
-            && (named || (matched + common >= rules.unnamedLeast && chunk[common - 1] !== "." && opensUnnamed()
+            && (named || (matched + common >= rules.unnamedLeast
+                          && (chunk[common - 1] !== "." || newSentenceFollows(cleaned, origin.get(pos + common - 1) + 1, rules)) && opensUnnamed()
                           && matched + common >= unnamedLeast(origin.get(pos + common - 1) + 1)))
             && !wordGoesOn(cleaned, origin.get(pos + common - 1) + 1, chunk.slice(0, common))
             && !laterWordsFollow(flat, origin, cleaned, pos, chunks.slice(i + 1), hole)) {
           matched += common - (chunk[common - 1] === "." ? 1 : 0); // its stop counts for nothing (match.py)
           bounds[i] = [pos, pos + common];
           truncated = true;
+          // match.py: without type or tag, a stop and another's sentence after it may be a paraphrase: partial at best
+          reworded = reworded || (!named && chunk[common - 1] === ".");
           break;
         }
         // ... or a sentence that ends with a value in brackets: the value ends at its bracket on the same line (match.py)
@@ -3055,6 +3071,29 @@
   }
 
   /** clean.py's dedented: the lines less the spaces and tabs that open every one with text. */
+  /** clean.py single_spaced(): a paste a web page double-spaced, as printed (each odd run of 2k + 1 blank lines was k). */
+  function singleSpaced(lines, rules) {
+    const gaps = [];
+    let run = 0;
+    let seen = false;
+    for (let number = 0; number < lines.length; number++) {
+      if (!pyStrip(lines[number])) {
+        run += 1;
+        continue;
+      }
+      if (seen) {
+        if (!run) return lines; // two lines of text side by side
+        gaps.push([number - run, run]);
+      }
+      seen = true;
+      run = 0;
+    }
+    if (gaps.length < rules.doubleSpacedLeast || gaps.some(([, size]) => size % 2 === 0)) return lines;
+    const drop = new Set();
+    for (const [start, size] of gaps) for (let n = start; n < start + size - Math.floor((size - 1) / 2); n++) drop.add(n);
+    return lines.filter((line, number) => !drop.has(number));
+  }
+
   function dedented(lines, rules) {
     let common = null;
     for (const line of lines) {
@@ -3479,6 +3518,59 @@
     return common > 0 && common < chunk.length && ((chunk[common] === "." && (alpha(chunk[common - 1])
       || (/^\p{Nd}$/u.test(chunk[common - 1]) && /^\p{L}$/u.test(chunk.slice(common + 1, common + 2)))))
       || (common > 1 && chunk[common - 1] === "." && alpha(chunk[common - 2])));
+  }
+
+  /** clean.py without_closing_words(): the text without the person's own words that close it, when something is left. */
+  function withoutClosingWords(text, rules) {
+    let end = text.length;
+    for (let i = 0; i < rules.closingLines; i++) {
+      const body = text.slice(0, end).replace(PY_SPACE_TAIL, "");
+      const start = body.lastIndexOf("\n") + 1;
+      if (!start) break;
+      rules.closingWords.lastIndex = start;
+      const found = rules.closingWords.exec(body);
+      if (found === null || found.index + found[0].length !== body.length) break;
+      end = start - 1;
+    }
+    return end === text.length || !pyStrip(text.slice(0, end)) ? text : text.slice(0, end);
+  }
+
+  /** clean.py _json_log_message(): a JSON log record's line is its message, without its line break. */
+  function jsonLogMessage(line, rules) {
+    if ((line.match(/[{[]/g) || []).length > rules.jsonLogBrackets) return line;
+    let record;
+    try {
+      record = JSON.parse(fromSlots(line)); // (the slot form's lone surrogates are no JSON text of their own)
+    } catch (error) {
+      return line;
+    }
+    const has = (key) => Object.prototype.hasOwnProperty.call(record, key);
+    if (record === null || typeof record !== "object" || Array.isArray(record) || !rules.jsonLogRecordKeys.some(has)) return line;
+    for (const key of rules.jsonLogMessageKeys) {
+      if (has(key) && typeof record[key] === "string") {
+        const parts = [record[key], ...rules.jsonLogDetailKeys.filter((k) => has(k) && typeof record[k] === "string").map((k) => record[k])];
+        const lineOf = (part) => {
+          if (part.endsWith("\n")) part = part.slice(0, -1);
+          return part.endsWith("\r") ? part.slice(0, -1) : part;
+        };
+        return toSlots(parts.map(lineOf).join("\n")); // (in slot form again, its escaped astral characters and surrogates too)
+      }
+    }
+    return line;
+  }
+
+    /** match.py _new_sentence_follows(): a sentence of the paste's own after a blank at ``at``, on its line. */
+  function newSentenceFollows(cleaned, at, rules) {
+    rules.newSentenceAfter.lastIndex = at;
+    return rules.newSentenceAfter.test(cleaned);
+  }
+
+  /** clean.py's untypeset(): a web page's no-break spaces are spaces, its invisible characters gone, a
+   * flag's dash two hyphens again, Markdown's "**...**" around text the text alone, curly quotes straight. */
+  function untypeset(text, rules) {
+    text = text.replace(rules.webSpace, " ").replace(rules.invisible, "").replace(rules.typographicFlag, "--");
+    if (text.includes("**")) text = text.replace(rules.markdownStrong, "$1");
+    return text.replace(rules.curlySingle, "'").replace(rules.curlyDouble, '"');
   }
 
   /** match.py _unnamed_least(): how much a match with neither type nor tag must show where the paste's words go on at end. */
