@@ -271,6 +271,16 @@ EDGE_PASTES = {
     "a bare raise, then the person's question": (
         '  File "/x/vllm/model_executor/layers/quantization/base_config.py", line 55, in tie_weights\n    raise NotImplementedError\n\n'
         "How can I fix this? Any help is appreciated.\nThanks in advance!"),
+    "a bare raise in an issue's form": (
+        "### 🐛 Describe the bug\n\nI start the server and get:\n\n```\n"
+        '  File "/x/vllm/model_executor/layers/quantization/base_config.py", line 55, in tie_weights\n    raise NotImplementedError\n'
+        "```\n\n### Before submitting a new issue...\n\n- [x] Make sure you already searched for relevant issues, and asked the "
+        "chatbot living at the bottom right corner of the [documentation page](https://docs.vllm.ai/en/latest/)."),
+    "the person's question after a long paste": "🚀" * 5000 + "\nValueError: x\n\nAny idea? 🚀\nThanks!",
+    "a message cut short, then the shutdown's noise": (
+        "ValueError: No available memory for the cache blocks\n/usr/lib/python3.10/multiprocessing/resource_tracker.py:224: UserWarning: "
+        "resource_tracker: There appear to be 1 leaked semaphore objects to clean up at shutdown\n  warnings.warn('resource_tracker: There appear to be %d '"),
+    "the shutdown's noise alone": "```\ndestroy_process_group() was not called before program exit\n```",
     "a message the user cut, then a line break": "Qwen3.6-27B int4 inference: ValueError: Fused module 'language_model.model.layers.0.mlp.gate_up_proj' ...\n\n",
     "a message in Markdown's strong emphasis": "**Model architectures ['GlmForCausalLM'] are not supported for now.**",
     "a title in strong emphasis whose words run on": "**Aborted due to the lack of CPU swap space, but there is enough RAM and swap**",

@@ -393,9 +393,29 @@ def test_the_persons_closing_question_is_no_part_of_the_paste():
     for kept in ("a\nDid you forget to call `init_mm_limits_per_prompt`?", "a\nI am on vLLM 0.8.5, how to fix?",
                  "How can I fix this?", "a\nPlease install the package."):
         assert without_closing_words(kept) == kept
+    # ... and what an issue's form puts after the log; a comment in code is no heading
+    form = ("ValueError: x\n```\n\n### Before submitting a new issue...\n\n- [x] Make sure you already searched for "
+            "relevant issues, and asked the chatbot living at the bottom right corner of the [documentation page]"
+            "(https://docs.vllm.ai/en/latest/), which can answer lots of frequently asked questions.")
+    assert without_closing_words(form) == "ValueError: x"
+    assert without_closing_words("x = 1\n# ValueError: Token id 151791 is out of vocabulary") == "x = 1\n# ValueError: Token id 151791 is out of vocabulary"
+    assert without_closing_words("ValueError: x\n^C\n(vllm) user@gpu01:~/work$ ^C\nroot@8f2c3b1a:/workspace# ") == "ValueError: x"
+    assert without_closing_words("ValueError: x\nuser@gpu01:~$ vllm serve y") == "ValueError: x\nuser@gpu01:~$ vllm serve y"
+    assert without_closing_words("y" * 10_000 + "\nValueError: x\nThanks!") == "y" * 10_000 + "\nValueError: x"
+    # ... and the shutdown's noise after an error; alone, or after no error, it is what the paste is about
+    noise = ("\n[rank0]:[W1020 12:00:00.1 ProcessGroupNCCL.cpp:1496] Warning: WARNING: destroy_process_group() was not called "
+             "before program exit, which can leak resources.\n/usr/lib/python3.12/multiprocessing/resource_tracker.py:279: "
+             "UserWarning: resource_tracker: There appear to be 1 leaked semaphore objects to clean up at shutdown\n"
+             "  warnings.warn('resource_tracker: There appear to be %d '\nINFO:     Shutting down")
+    assert without_closing_words("ValueError: x" + noise) == "ValueError: x"
+    assert without_closing_words("ValueError: x\nvllm-1 exited with code 1\nstream closed EOF for default/vllm-0 (vllm)") == "ValueError: x"
+    assert without_closing_words("INFO started\nvllm-1 exited with code 137") == "INFO started\nvllm-1 exited with code 137"
+    assert without_closing_words("INFO 01-01 00:00:00 [a.py:1] started" + noise) == "INFO 01-01 00:00:00 [a.py:1] started" + noise
+    assert without_closing_words("```\n" + noise.strip() + "\n```") == "```\n" + noise.strip() + "\n```"
     m = tiny_matcher(("ValueError", "Fused module '{layer_name}' requires consistent quant config for {sub_names}"))
     cut = "Qwen3.6-27B int4 inference: ValueError: Fused module 'language_model.model.layers.0.mlp.gate_up_proj' ..."
     assert top(m, cut + "\n\nHow can I fix this? Any help is appreciated.") == "e0"
+    assert top(m, "```\n" + cut + "\n```\n\n### Before submitting a new issue...\n\n- [x] Make sure you already searched.") == "e0"
     assert top(m, cut + "\n") == "e0"  # the user's "..." with a line break after it
 
 

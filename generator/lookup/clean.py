@@ -239,20 +239,51 @@ CLOSING_WORDS = re.compile(
     r"|someone|somebody|please|pls|plz|help|i|i'm|i've|we|hope|hoping|appreciate)\b[^\n`_=\[\](){}<>/\\|:0-9]*?"
     r"(?:\?|\bhelp(?: me)?|\bappreciated?|\bthanks?(?: you)?(?: in advance| a lot| so much)?|\bthx|\btia)"
     r"|(?:thanks|thank you|thx|tia|cheers)(?: in advance| a lot| so much)?)[ \t.!?]*$", re.IGNORECASE)
-CLOSING_LINES = 3  # at most: the words after a paste are a line or two
+# ... and what an issue's form puts after the log: the code block's closing fence, a heading
+# ("##" or more: "# " opens a comment in code), a checklist's item, a folded section's tag
+# ("### Before submitting a new issue...", "- [x] Make sure you already searched ...", "</details>"),
+# or what a terminal shows after it: the shell's prompt, waiting ("(vllm) user@gpu01:~/work$ "), a ^C
+CLOSING_FORM = re.compile(r"[ \t]*(?:#{2,6}[ \t]|[-*][ \t]+\[[ xX]\][ \t]|</?(?:details|summary)\b|(?:```|~~~)[\w+.-]*[ \t]*$"
+                          r"|(?:\([\w.-]+\)[ \t]+)?[\w.-]+@[\w.-]+:[^\n]*?[$#][ \t]*(?:\^C)?[ \t]*$|\^C[ \t]*$)")
+# ... and what Python, PyTorch and the HTTP server print at shutdown, after the error, behind
+# any prefix: multiprocessing's leaked semaphores or shared memory (and its warnings.warn line),
+# PyTorch's process group left undestroyed, asyncio's pending task, uvicorn's shutdown lines;
+# and what the container's runtime says of its end (docker compose's "vllm-1 exited with code 1",
+# kubectl's "stream closed EOF for default/vllm-0 (vllm)")
+CLOSING_NOISE = re.compile(r"[\w.-]+ exited with code \d+[ \t]*$"
+                           r"|[^\n]*(?:resource_tracker: There appear to be \d+ leaked|warnings\.warn\('resource_tracker: "
+                           r"|[Ss]tream closed(?: EOF)? for "
+                           r"|destroy_process_group\(\) was not called before program exit|process group has NOT been destroyed before"
+                           r"|Task was destroyed but it is pending!|task: <Task pending "
+                           r"|INFO:[ \t]+(?:Shutting down|Waiting for application shutdown\.|Application shutdown complete\.|Finished server process \[\d+\]))")
+WORD_LEFT = re.compile(r"[0-9A-Za-z]")
+ERROR_LEFT = re.compile(r"Error|ERROR|error|Exception|Traceback|CRITICAL")
+CLOSING_LINES = 8  # at most: the words after a paste are a line or two, an issue form's or the shutdown's a few more
+CLOSING_TAIL = 4096  # characters at the paste's end where they are looked for (a paste may be megabytes)
 
 
 def without_closing_words(text: str) -> str:
-    """``text`` without the person's own words that close it (``CLOSING_WORDS``), when
-    something is left before them."""
-    end = len(text)
+    """``text`` without the person's own words that close it (``CLOSING_WORDS``), an issue
+    form's lines after the log (``CLOSING_FORM``) and the shutdown's noise (``CLOSING_NOISE``),
+    when something is left before them."""
+    tail = text[-CLOSING_TAIL:]
+    end = len(tail)
+    noise = False
     for _ in range(CLOSING_LINES):
-        body = text[:end].rstrip()
+        body = tail[:end].rstrip()
         start = body.rfind("\n") + 1
-        if not start or not CLOSING_WORDS.match(body, start):
+        if not start:
+            break
+        if CLOSING_NOISE.match(body, start):
+            noise = True
+        elif not (CLOSING_WORDS.match(body, start) or CLOSING_FORM.match(body, start)):
             break
         end = start - 1
-    return text if end == len(text) or not text[:end].strip() else text[:end]
+    if end == len(tail):
+        return text
+    kept = text[: len(text) - len(tail) + end]
+    # words must be left, and an error before the shutdown's noise: else the noise is what the paste is about
+    return kept if WORD_LEFT.search(kept) and (not noise or ERROR_LEFT.search(kept)) else text
 
 
 def decode_paste(data: bytes) -> str:

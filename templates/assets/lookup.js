@@ -968,7 +968,12 @@
       cutTypeName: pyRegex(patterns.cut_type_name, "", "y"),
       webSpace: pyRegex(patterns.web_space, "", "g"),
       closingWords: pyRegex(patterns.closing_words, "", "y"),
+      closingForm: pyRegex(patterns.closing_form, "", "y"),
+      closingNoise: pyRegex(patterns.closing_noise, "", "y"),
+      wordLeft: pyRegex(patterns.word_left),
+      errorLeft: pyRegex(patterns.error_left),
       closingLines: rules.closing_lines,
+      closingTail: rules.closing_tail,
       invisible: pyRegex(patterns.invisible, "", "g"),
       typographicFlag: pyRegex(patterns.typographic_flag, "", "g"),
       markdownStrong: pyRegex(patterns.markdown_strong, "", "g"),
@@ -3520,19 +3525,26 @@
       || (common > 1 && chunk[common - 1] === "." && alpha(chunk[common - 2])));
   }
 
-  /** clean.py without_closing_words(): the text without the person's own words that close it, when something is left. */
+  /** clean.py without_closing_words(): the text without the person's own words and an issue form's lines that close it, when something is left. */
   function withoutClosingWords(text, rules) {
-    let end = text.length;
+    const tail = lastCodePoints(text, rules.closingTail); // (the tail in code points, as Python slices it)
+    let end = tail.length;
+    let noise = false;
     for (let i = 0; i < rules.closingLines; i++) {
-      const body = text.slice(0, end).replace(PY_SPACE_TAIL, "");
+      const body = tail.slice(0, end).replace(PY_SPACE_TAIL, "");
       const start = body.lastIndexOf("\n") + 1;
       if (!start) break;
       rules.closingWords.lastIndex = start;
-      const found = rules.closingWords.exec(body);
-      if (found === null || found.index + found[0].length !== body.length) break;
+      rules.closingForm.lastIndex = start;
+      rules.closingNoise.lastIndex = start;
+      if (rules.closingNoise.test(body)) noise = true;
+      else if (!rules.closingWords.test(body) && !rules.closingForm.test(body)) break; // (closing_words ends at the body's end: its "$")
       end = start - 1;
     }
-    return end === text.length || !pyStrip(text.slice(0, end)) ? text : text.slice(0, end);
+    if (end === tail.length) return text;
+    const kept = text.slice(0, text.length - tail.length + end);
+    // clean.py: words must be left, and an error before the shutdown's noise
+    return rules.wordLeft.test(kept) && (!noise || rules.errorLeft.test(kept)) ? kept : text;
   }
 
   /** clean.py _json_log_message(): a JSON log record's line is its message, without its line break. */
@@ -3955,7 +3967,9 @@
       }
       if (matcher === null) throw new Error("the lookup index is not loaded");
       resetSlots();
-      const start = matcher.cleanStart(String(message.text));
+      // Matcher.lookup's first step: what reads the paste's end reads it before the person's words (clean_paste does not)
+      const given = message.kind === "clean" ? String(message.text) : withoutClosingWords(String(message.text), matcher.rules);
+      const start = matcher.cleanStart(given);
       const names = entityNamesIn(start);
       if (names.length) {
         await new Promise((resolve) => {
@@ -3964,7 +3978,7 @@
         });
       }
       const cleaned = matcher.cleanRest(start);
-      return message.kind === "clean" ? fromSlots(cleaned) : matcher.lookupCleaned(cleaned, message.top, String(message.text));
+      return message.kind === "clean" ? fromSlots(cleaned) : matcher.lookupCleaned(cleaned, message.top, given);
     };
 
     self.onmessage = (event) => {
