@@ -2435,6 +2435,22 @@ SHAPES = {
     "a web page's no-break spaces": lambda p: p.replace(" ", "\u00a0"),
     "spaces padding each line": lambda p: "\n".join(line + "   " for line in p.split("\n")),
     "a blog's typographic quotes": lambda p: p.replace("'", "\u2019").replace('"', "\u201d"),
+    # ... and those of this kind the probes of real pastes found lost (each lost 1 % to 7 % before its fix)
+    "zero-width spaces after underscores": lambda p: p.replace("_", "_\u200b"),
+    "a blog's dash for a flag's hyphens": lambda p: p.replace(" --", " \u2014"),
+    "an exception group's bars": lambda p: "\n".join("    | " + line for line in p.split("\n")),
+    "a JSON logger's lines": lambda p: "\n".join(json.dumps({"time": "2025-06-01 10:00:00", "level": "ERROR", "message": line})
+                                                for line in p.split("\n")),
+    "a swarm task's name": lambda p: "\n".join("vllm_vllm.1.abcdef123456@node1    | " + line for line in p.split("\n")),
+    "SkyPilot's process tag": lambda p: "\n".join("(task, pid=12345) " + line for line in p.split("\n")),
+    "torchrun --tee's prefix": lambda p: "\n".join("[default0]:" + line for line in p.split("\n")),
+    "vLLM's logger in Python's common format": lambda p: "\n".join("2025-06-01 10:00:00,123 - vllm - ERROR - " + line
+                                                                  for line in p.split("\n")),
+    "a question after it": lambda p: p + "\n\nHow can I fix this? Any help is appreciated.",
+    "the shutdown's noise and a prompt after it": lambda p: (
+        p + "\n/usr/lib/python3.10/multiprocessing/resource_tracker.py:224: UserWarning: resource_tracker: There appear to be "
+        "1 leaked semaphore objects to clean up at shutdown\n  warnings.warn('resource_tracker: There appear to be %d '\n"
+        "(vllm) user@gpu01:~/work$ ^C"),
 }
 SHAPES_EVERY = 4  # every fourth tuning paste: the shapes cost a lookup each
 SHAPES_LOST = 0.005  # of those answered right as given, and never fewer than 2
